@@ -1,0 +1,282 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/atlas-rbx/atlas/errcode"
+)
+
+// Session is one plugin connection. When it ends (the plugin disconnects, reconnects
+// with the same session id, or the server closes) every pending and later Call fails
+// with E_STUDIO_NOT_CONNECTED; look the session up again with Server.Session.
+type Session struct {
+	srv  *Server
+	conn *websocket.Conn
+	info SessionInfo // set before the session is shared; never changes
+	wmu  sync.Mutex  // serializes frame writes on conn
+
+	mu       sync.Mutex
+	pending  map[string]*pending // calls waiting for their final response, by request id
+	closeErr error               // why the session ended; set once, with done closed
+	done     chan struct{}
+}
+
+// pending is one call in flight. The read loop owns it while it is in the session's
+// pending map; whoever removes it from the map completes it and closes done.
+type pending struct {
+	asm    *assembler      // partials so far; nil until the first one
+	result json.RawMessage // the final result, on success
+	err    error           // the plugin's error, or why the session ended
+	done   chan struct{}
+}
+
+// Info describes the session.
+func (s *Session) Info() SessionInfo { return s.info }
+
+// Done is closed when the connection has ended.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Call sends a request for method with params (nil sends {}) and decodes the final
+// result into result (nil ignores it). The "instances" arrays of partial frames are
+// joined, in seq order, before those of the final result. A plugin error comes back as
+// an *errcode.Error with the plugin's code, message and details. When ctx ends the
+// plugin is sent a cancel; a deadline gives E_STUDIO_TIMEOUT, a cancellation ctx.Err().
+// The server's RequestTimeout applies unless ctx has an earlier deadline.
+func (s *Session) Call(ctx context.Context, method string, params any, result any) error {
+	timeout := s.srv.opts.RequestTimeout
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	raw := json.RawMessage("{}")
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("encode %s params: %w", method, err)
+		}
+		raw = b
+	}
+
+	id := s.srv.requestID()
+	p := &pending{done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closeErr != nil {
+		err := s.closeErr
+		s.mu.Unlock()
+		return err
+	}
+	s.pending[id] = p
+	s.mu.Unlock()
+
+	if err := s.write(requestFrame{Type: "request", ID: id, Method: method, Params: raw}); err != nil {
+		if s.take(id) != nil {
+			s.close(notConnected(s.info.ID, "sending the request failed"), 0, "")
+			return errcode.Wrap(errcode.StudioNotConnected, err, fmt.Sprintf("send %s to studio session %s", method, s.info.ID))
+		}
+		<-p.done
+		return p.err
+	}
+
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		if s.take(id) == nil {
+			// The answer (or the end of the session) won the race.
+			<-p.done
+			break
+		}
+		// Best effort: the call has already failed for the caller.
+		_ = s.write(cancelFrame{Type: "cancel", ID: id})
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &errcode.Error{
+				Code:    errcode.StudioTimeout,
+				Message: fmt.Sprintf("studio session %s did not answer %s in time", s.info.ID, method),
+				Details: map[string]any{"method": method, "requestId": id},
+				Err:     ctx.Err(),
+			}
+		}
+		return fmt.Errorf("studio %s: %w", method, ctx.Err())
+	}
+
+	if p.err != nil {
+		return p.err
+	}
+	data := []byte(p.result)
+	if p.asm != nil {
+		b, err := p.asm.finish(p.result)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, fmt.Sprintf("studio %s result", method))
+		}
+		data = b
+	}
+	if result == nil || len(data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, result); err != nil {
+		return errcode.Wrap(errcode.Internal, err, fmt.Sprintf("decode studio %s result", method))
+	}
+	return nil
+}
+
+// take removes the pending call id and returns it, or nil when it is gone already.
+func (s *Session) take(id string) *pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending[id]
+	delete(s.pending, id)
+	return p
+}
+
+// write sends v as one text frame.
+func (s *Session) write(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode frame: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.conn.SetWriteDeadline(time.Now().Add(writeWait)); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	if err := s.conn.WriteMessage(websocket.TextMessage, data); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}
+
+// close ends the session once: pending calls fail with why, a close frame with code
+// and reason is sent when code is not 0, and the connection is closed.
+func (s *Session) close(why *errcode.Error, code int, reason string) {
+	s.mu.Lock()
+	if s.closeErr != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.closeErr = why
+	calls := s.pending
+	s.pending = map[string]*pending{}
+	s.mu.Unlock()
+
+	for _, p := range calls {
+		p.err = why
+		close(p.done)
+	}
+	if code != 0 {
+		closeConn(s.conn, code, reason)
+	} else {
+		s.conn.Close()
+	}
+	close(s.done)
+}
+
+// readLoop reads frames until the connection fails, then closes the session. Any
+// frame or pong proves the plugin alive for another pongWait.
+func (s *Session) readLoop(pongWait time.Duration) error {
+	alive := func() error { return s.conn.SetReadDeadline(time.Now().Add(pongWait)) }
+	_ = alive()
+	s.conn.SetPongHandler(func(string) error { return alive() })
+	for {
+		_, data, err := s.conn.ReadMessage()
+		if err != nil {
+			s.close(s.readFailure(err), 0, "")
+			return err
+		}
+		_ = alive()
+		s.dispatch(data)
+	}
+}
+
+func (s *Session) readFailure(err error) *errcode.Error {
+	if errors.Is(err, websocket.ErrReadLimit) {
+		return errcode.New(errcode.PayloadTooLarge,
+			"studio session %s sent a frame larger than the %d byte read limit; the connection was closed",
+			s.info.ID, s.srv.opts.ReadLimit).
+			Reason("payload_too_large", "snapshot a smaller part of the place, or raise the read limit")
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return notConnected(s.info.ID, "the plugin stopped answering pings")
+	}
+	return notConnected(s.info.ID, "the connection closed")
+}
+
+// dispatch routes one plugin frame to its pending call.
+func (s *Session) dispatch(data []byte) {
+	var f inboundFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		s.srv.log.Warn("studio sent a frame that is not JSON", "session", s.info.ID, "err", err)
+		return
+	}
+	switch f.Type {
+	case "partial":
+		s.mu.Lock()
+		p := s.pending[f.ID]
+		s.mu.Unlock()
+		if p == nil {
+			return // a cancelled call
+		}
+		// Only this goroutine touches p.asm while p is pending.
+		if p.asm == nil {
+			p.asm = newAssembler()
+		}
+		if err := p.asm.add(f.Seq, f.Result); err != nil && s.take(f.ID) != nil {
+			p.err = errcode.Wrap(errcode.Internal, err, "studio sent a bad partial result")
+			close(p.done)
+		}
+	case "response":
+		p := s.take(f.ID)
+		if p == nil {
+			return // a cancelled call
+		}
+		if f.OK {
+			p.result = f.Result
+		} else {
+			p.err = pluginError(f.Error)
+		}
+		close(p.done)
+	default:
+		s.srv.log.Debug("studio sent an unexpected frame", "session", s.info.ID, "type", f.Type)
+	}
+}
+
+// pluginError turns the error of a response into an *errcode.Error.
+func pluginError(e *wireError) *errcode.Error {
+	if e == nil || e.Code == "" {
+		msg := "studio answered with an error and no code"
+		if e != nil && e.Message != "" {
+			msg = e.Message
+		}
+		return &errcode.Error{Code: errcode.Internal, Message: msg}
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = e.Code
+	}
+	return &errcode.Error{Code: errcode.Code(e.Code), Message: msg, Details: e.Details}
+}
+
+// pingLoop pings the plugin every interval until the session ends. A failed ping
+// write ends the session; a missing pong ends it through the read deadline.
+func (s *Session) pingLoop(interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+			if err := s.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				s.close(notConnected(s.info.ID, "pinging the plugin failed"), 0, "")
+				return
+			}
+		}
+	}
+}
