@@ -1,0 +1,381 @@
+package bridgetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/atlas-rbx/atlas/errcode"
+)
+
+// Plugin is a fake Studio plugin. Set its exported fields before Connect; the place
+// it holds changes only through the protocol (apply) and SetDraft.
+type Plugin struct {
+	SessionID     string // sent in hello; a random one is chosen on the first Connect if empty
+	PlaceID       int64
+	PlaceName     string
+	PluginVersion string // default "0.0.0-test"
+	Protocol      int    // default 1; set another to test a refused hello
+
+	// Exec runs the code of an exec request. Nil answers success with no output.
+	Exec func(code string) (any, error)
+	// Review answers a review request. Nil accepts every change's default selection.
+	Review func(params json.RawMessage) (any, error)
+	// Hook sees every request first; when it reports handled, its result or error is
+	// the answer. It runs on the request's own goroutine, so it may block.
+	Hook func(method string, params json.RawMessage) (result any, err error, handled bool)
+	// OnCancel is called with the request id of every cancel frame received.
+	OnCancel func(id string)
+
+	mu         sync.Mutex
+	place      *Place
+	parent     map[*Node]*Node   // every node in the place except the root; absent = not in the place
+	handles    map[string]*Node  // handles of the last snapshot, plus instances added since
+	nextHandle int               // handle numbers are never reused, so a stale handle stays stale
+	txIDs      []string          // applied transactions, newest last, at most maxTx
+	drafts     map[*Node]string  // unsaved editor text
+	drop       map[string]bool   // methods whose next request drops the connection
+	conns      map[*conn]struct{} // open connections
+	last       *conn
+	started    time.Time
+}
+
+// maxTx is how many applied transaction ids the plugin remembers (PROTOCOL.md apply).
+const maxTx = 32
+
+// conn is one WebSocket connection of the plugin.
+type conn struct {
+	ws   *websocket.Conn
+	wmu  sync.Mutex
+	done chan struct{} // closed when the read loop ends
+	err  error         // why it ended; set before done is closed
+}
+
+// New returns a plugin holding place (not copied; don't change it afterwards).
+func New(place *Place) *Plugin {
+	p := &Plugin{
+		PlaceID:   place.PlaceID,
+		PlaceName: place.PlaceName,
+		place:     place,
+		parent:    map[*Node]*Node{},
+		handles:   map[string]*Node{},
+		drafts:    map[*Node]string{},
+		drop:      map[string]bool{},
+		conns:     map[*conn]struct{}{},
+		started:   time.Now(),
+	}
+	p.register(place.Root)
+	return p
+}
+
+// register records the parents of n's descendants.
+func (p *Plugin) register(n *Node) {
+	for _, c := range n.Children {
+		p.parent[c] = n
+		p.register(c)
+	}
+}
+
+// unregister forgets n's descendants and n.
+func (p *Plugin) unregister(n *Node) {
+	for _, c := range n.Children {
+		p.unregister(c)
+	}
+	delete(p.parent, n)
+}
+
+// alive reports whether n is in the place.
+func (p *Plugin) alive(n *Node) bool {
+	return n == p.place.Root || p.parent[n] != nil
+}
+
+// Place returns a deep copy of the plugin's place.
+func (p *Plugin) Place() *Place {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.place.Clone()
+}
+
+// SetDraft gives the script at path unsaved editor text, as if open in Studio.
+func (p *Plugin) SetDraft(path []string, source string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.place.Find(path...)
+	if n == nil {
+		return fmt.Errorf("set draft: %v not found", path)
+	}
+	p.drafts[n] = source
+	return nil
+}
+
+// DropNextRequest makes the plugin close its connection, without a close frame or an
+// answer, when the next request for method arrives.
+func (p *Plugin) DropNextRequest(method string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drop[method] = true
+}
+
+// Connect dials url (ws://127.0.0.1:PORT/plugin), says hello and waits for welcome.
+// Calling it again while connected opens a second connection with the same session
+// id, as a plugin does that believes its connection died.
+func (p *Plugin) Connect(ctx context.Context, url string) error {
+	p.mu.Lock()
+	if p.SessionID == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		p.SessionID = hex.EncodeToString(b[:])
+	}
+	protocol := p.Protocol
+	if protocol == 0 {
+		protocol = 1
+	}
+	version := p.PluginVersion
+	if version == "" {
+		version = "0.0.0-test"
+	}
+	hello := map[string]any{
+		"type": "hello", "protocol": protocol, "pluginVersion": version,
+		"placeId": p.PlaceID, "placeName": p.PlaceName, "sessionId": p.SessionID,
+	}
+	p.mu.Unlock()
+
+	dialer := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	ws, resp, err := dialer.DialContext(ctx, url, nil)
+	if err != nil {
+		if resp != nil {
+			return fmt.Errorf("connect %s: %s: %w", url, resp.Status, err)
+		}
+		return fmt.Errorf("connect %s: %w", url, err)
+	}
+	c := &conn{ws: ws, done: make(chan struct{})}
+	if err := c.send(hello); err != nil {
+		ws.Close()
+		return fmt.Errorf("connect %s: %w", url, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	_ = ws.SetReadDeadline(deadline)
+	var answer struct {
+		Type   string `json:"type"`
+		Reason string `json:"reason"`
+	}
+	if err := ws.ReadJSON(&answer); err != nil {
+		ws.Close()
+		return fmt.Errorf("connect %s: read welcome: %w", url, err)
+	}
+	if answer.Type != "welcome" {
+		ws.Close()
+		return fmt.Errorf("connect %s: host answered %s: %s", url, answer.Type, answer.Reason)
+	}
+	_ = ws.SetReadDeadline(time.Time{})
+
+	p.mu.Lock()
+	p.conns[c] = struct{}{}
+	p.last = c
+	p.mu.Unlock()
+	go p.readLoop(c)
+	return nil
+}
+
+// Close closes every connection with a normal close frame.
+func (p *Plugin) Close() error {
+	p.mu.Lock()
+	conns := make([]*conn, 0, len(p.conns))
+	for c := range p.conns {
+		conns = append(conns, c)
+	}
+	p.mu.Unlock()
+	for _, c := range conns {
+		_ = c.ws.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, "plugin closed"), time.Now().Add(time.Second))
+		c.ws.Close()
+		<-c.done
+	}
+	return nil
+}
+
+// Wait waits until the latest connection ends and returns why: a
+// *websocket.CloseError when the host closed it with a close frame.
+func (p *Plugin) Wait(ctx context.Context) error {
+	p.mu.Lock()
+	c := p.last
+	p.mu.Unlock()
+	if c == nil {
+		return errors.New("not connected")
+	}
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// send writes v as one text frame.
+func (c *conn) send(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode frame: %w", err)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}
+
+type inbound struct {
+	Type   string          `json:"type"`
+	ID     string          `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+func (p *Plugin) readLoop(c *conn) {
+	var err error
+	defer func() {
+		c.ws.Close()
+		p.mu.Lock()
+		delete(p.conns, c)
+		p.mu.Unlock()
+		c.err = err
+		close(c.done)
+	}()
+	for {
+		var data []byte
+		_, data, err = c.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var f inbound
+		if json.Unmarshal(data, &f) != nil {
+			continue
+		}
+		switch f.Type {
+		case "request":
+			p.mu.Lock()
+			drop := p.drop[f.Method]
+			delete(p.drop, f.Method)
+			p.mu.Unlock()
+			if drop {
+				c.ws.Close()
+				continue // the next read fails
+			}
+			// Requests are answered concurrently, so a blocked Hook or Review holds
+			// up only its own request.
+			go p.answer(c, f)
+		case "cancel":
+			if p.OnCancel != nil {
+				p.OnCancel(f.ID)
+			}
+		}
+	}
+}
+
+// answer handles one request and sends its partials and final response.
+func (p *Plugin) answer(c *conn, req inbound) {
+	partial := func(seq int, result any) error {
+		return c.send(map[string]any{"type": "partial", "id": req.ID, "seq": seq, "result": result})
+	}
+	result, err := p.handle(req.Method, req.Params, partial)
+	if err != nil {
+		e := errcode.As(err)
+		details := e.Details
+		if details == nil {
+			details = map[string]any{}
+		}
+		_ = c.send(map[string]any{"type": "response", "id": req.ID, "ok": false,
+			"error": map[string]any{"code": e.Code, "message": e.Message, "details": details}})
+		return
+	}
+	_ = c.send(responseFrame{Type: "response", ID: req.ID, OK: true, Result: result})
+}
+
+type responseFrame struct {
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	OK     bool   `json:"ok"`
+	Result any    `json:"result"`
+}
+
+// handle answers one method call.
+func (p *Plugin) handle(method string, params json.RawMessage, partial func(seq int, result any) error) (any, error) {
+	if p.Hook != nil {
+		if result, err, handled := p.Hook(method, params); handled {
+			return result, err
+		}
+	}
+	switch method {
+	case "snapshot":
+		return p.snapshot(params, partial)
+	case "apply":
+		return p.apply(params)
+	case "transactions":
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return map[string]any{"txIds": append([]string{}, p.txIDs...)}, nil
+	case "getScript":
+		return p.getScript(params)
+	case "exec":
+		var in struct {
+			Code string `json:"code"`
+		}
+		if err := json.Unmarshal(params, &in); err != nil {
+			return nil, badRequest(err)
+		}
+		if p.Exec != nil {
+			return p.Exec(in.Code)
+		}
+		return map[string]any{"success": true, "output": []any{}, "returns": []any{}}, nil
+	case "review":
+		if p.Review != nil {
+			return p.Review(params)
+		}
+		return acceptDefaults(params)
+	case "ping":
+		return map[string]any{"time": time.Since(p.started).Seconds()}, nil
+	}
+	return nil, errcode.New(errcode.BadRequest, "unknown method %q", method)
+}
+
+func badRequest(err error) error {
+	return errcode.Wrap(errcode.BadRequest, err, "bad params")
+}
+
+// acceptDefaults answers a review by accepting each change's default selection.
+func acceptDefaults(params json.RawMessage) (any, error) {
+	var in struct {
+		Changes []struct {
+			ID               string `json:"id"`
+			DefaultSelection string `json:"defaultSelection"`
+			Direction        string `json:"direction"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(params, &in); err != nil {
+		return nil, badRequest(err)
+	}
+	selections := map[string]string{}
+	for _, c := range in.Changes {
+		switch {
+		case c.DefaultSelection != "":
+			selections[c.ID] = c.DefaultSelection
+		case c.Direction == "push" || c.Direction == "pull":
+			selections[c.ID] = c.Direction
+		default:
+			selections[c.ID] = "skip"
+		}
+	}
+	return map[string]any{"decision": "accept", "selections": selections}, nil
+}

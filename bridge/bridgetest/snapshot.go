@@ -1,0 +1,219 @@
+package bridgetest
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/atlas-rbx/atlas/errcode"
+)
+
+// DefaultChunkSize is the snapshot chunk size when a request gives none.
+const DefaultChunkSize = 2000
+
+type snapshotParams struct {
+	Roots      [][]string                   `json:"roots"`
+	Nodes      [][]string                   `json:"nodes"`
+	Properties map[string]map[string]string `json:"properties"`
+	ChunkSize  int                          `json:"chunkSize"`
+}
+
+// Instance is one instance of a snapshot result.
+type Instance struct {
+	Handle     string                     `json:"handle"`
+	Parent     *string                    `json:"parent"`
+	Name       string                     `json:"name"`
+	ClassName  string                     `json:"className"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+// Marks of the instances a snapshot sends.
+const (
+	markSelf = 1 // the instance, not its descendants
+	markTree = 2 // the instance and all its descendants
+)
+
+// snapshot sends the requested instances, in partial frames of at most chunkSize
+// when there are more than chunkSize, and returns the final result.
+func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result any) error) (any, error) {
+	var in snapshotParams
+	if err := json.Unmarshal(params, &in); err != nil {
+		return nil, badRequest(err)
+	}
+	chunk := in.ChunkSize
+	if chunk <= 0 {
+		chunk = DefaultChunkSize
+	}
+
+	p.mu.Lock()
+	marks := map[*Node]int8{}
+	mark := func(paths [][]string, m int8) {
+		for _, path := range paths {
+			for _, n := range p.match(path) {
+				marks[n] = max(marks[n], m)
+				for a := p.parent[n]; a != nil && marks[a] == 0; a = p.parent[a] {
+					marks[a] = markSelf
+				}
+			}
+		}
+	}
+	mark(in.Roots, markTree)
+	mark(in.Nodes, markSelf)
+
+	p.handles = map[string]*Node{}
+	var out []Instance
+	var walk func(n *Node, parent *string, all bool)
+	walk = func(n *Node, parent *string, all bool) {
+		m := marks[n]
+		if !all && m == 0 {
+			return
+		}
+		all = all || m == markTree
+		h := p.newHandle(n)
+		out = append(out, Instance{
+			Handle:     h,
+			Parent:     parent,
+			Name:       n.Name,
+			ClassName:  n.ClassName,
+			Properties: readProperties(n, in.Properties[n.ClassName]),
+		})
+		for _, c := range n.Children {
+			walk(c, &h, all)
+		}
+	}
+	walk(p.place.Root, nil, false)
+	p.mu.Unlock()
+
+	// The values are shared with the place, which apply changes only by replacing
+	// them, so they can be encoded outside the lock.
+	seq := 0
+	for len(out) > chunk {
+		if err := partial(seq, map[string]any{"instances": out[:chunk]}); err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "send partial snapshot")
+		}
+		out = out[chunk:]
+		seq++
+	}
+	if out == nil {
+		out = []Instance{}
+	}
+	return map[string]any{"instances": out}, nil
+}
+
+// match returns every instance reached by path from the root: a name matches every
+// child with that name. The empty path is the root.
+func (p *Plugin) match(path []string) []*Node {
+	level := []*Node{p.place.Root}
+	for _, name := range path {
+		var next []*Node
+		for _, n := range level {
+			for _, c := range n.Children {
+				if c.Name == name {
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+	return level
+}
+
+// newHandle gives n a fresh handle.
+func (p *Plugin) newHandle(n *Node) string {
+	p.nextHandle++
+	h := fmt.Sprintf("h%d", p.nextHandle)
+	p.handles[h] = n
+	return h
+}
+
+// readProperties picks the asked properties that n has, plus those always sent:
+// Source of scripts and RunContext of Script.
+func readProperties(n *Node, asked map[string]string) map[string]json.RawMessage {
+	props := make(map[string]json.RawMessage, len(asked)+1)
+	for name := range asked {
+		if v, ok := n.Properties[name]; ok {
+			props[name] = v
+		}
+	}
+	if n.IsScript() {
+		if v, ok := n.Properties["Source"]; ok {
+			props["Source"] = v
+		} else {
+			props["Source"] = tagged("String", "")
+		}
+	}
+	if n.ClassName == "Script" {
+		if v, ok := n.Properties["RunContext"]; ok {
+			props["RunContext"] = v
+		}
+	}
+	return props
+}
+
+// lookup returns the live instance of a handle, or E_NOT_FOUND.
+func (p *Plugin) lookup(handle string) (*Node, error) {
+	n := p.handles[handle]
+	if n == nil || !p.alive(n) {
+		return nil, errcode.New(errcode.NotFound, "no instance has handle %q; take a new snapshot", handle).
+			With("handle", handle)
+	}
+	return n, nil
+}
+
+// path returns the names from the root to n.
+func (p *Plugin) path(n *Node) []string {
+	var names []string
+	for ; n != p.place.Root && n != nil; n = p.parent[n] {
+		names = append(names, n.Name)
+	}
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return names
+}
+
+type getScriptParams struct {
+	Handle string   `json:"handle"`
+	Path   []string `json:"path"`
+	Draft  bool     `json:"draft"`
+}
+
+func (p *Plugin) getScript(params json.RawMessage) (any, error) {
+	var in getScriptParams
+	if err := json.Unmarshal(params, &in); err != nil {
+		return nil, badRequest(err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var n *Node
+	switch {
+	case in.Handle != "":
+		var err error
+		if n, err = p.lookup(in.Handle); err != nil {
+			return nil, err
+		}
+	case in.Path != nil:
+		if n = p.place.Find(in.Path...); n == nil {
+			return nil, errcode.New(errcode.NotFound, "no instance at %v", in.Path).With("path", in.Path)
+		}
+	default:
+		return nil, errcode.New(errcode.BadRequest, "getScript needs a handle or a path")
+	}
+	if !n.IsScript() {
+		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", n.Name, n.ClassName).
+			With("className", n.ClassName)
+	}
+	src, isDraft := n.Source(), false
+	if d, ok := p.drafts[n]; ok && in.Draft {
+		src, isDraft = d, true
+	}
+	return map[string]any{
+		"source":     src,
+		"sourceSha1": BlobSHA1(src),
+		"className":  n.ClassName,
+		"isDraft":    isDraft,
+		"path":       p.path(n),
+	}, nil
+}
