@@ -36,12 +36,12 @@ type Plugin struct {
 
 	mu         sync.Mutex
 	place      *Place
-	parent     map[*Node]*Node   // every node in the place except the root; absent = not in the place
-	handles    map[string]*Node  // handles of the last snapshot, plus instances added since
-	nextHandle int               // handle numbers are never reused, so a stale handle stays stale
-	txIDs      []string          // applied transactions, newest last, at most maxTx
-	drafts     map[*Node]string  // unsaved editor text
-	drop       map[string]bool   // methods whose next request drops the connection
+	parent     map[*Node]*Node    // every node in the place except the root; absent = not in the place
+	handles    map[string]*Node   // handles of the last snapshot, plus instances added since
+	nextHandle int                // handle numbers are never reused, so a stale handle stays stale
+	txIDs      []string           // applied transactions, newest last, at most maxTx
+	drafts     map[*Node]string   // unsaved editor text
+	drop       map[string]bool    // methods whose next request drops the connection
 	conns      map[*conn]struct{} // open connections
 	last       *conn
 	started    time.Time
