@@ -1,0 +1,128 @@
+package dom
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// Epsilon is the tolerance for float components: Studio round-trips floats through
+// f32 and its own formatting, so values within 1e-4 are the same value.
+const Epsilon = 1e-4
+
+// Equal reports whether a and b are the same value: same type, floats within Epsilon
+// per component, everything else exact. Two nils are equal.
+func Equal(a, b Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch av := a.(type) {
+	case String:
+		return av == b.(String)
+	case Bool:
+		return av == b.(Bool)
+	case Enum:
+		return av == b.(Enum)
+	case Float32:
+		return near(float64(av), float64(b.(Float32)))
+	case Float64:
+		return near(float64(av), float64(b.(Float64)))
+	case Vector3:
+		bv := b.(Vector3)
+		return near(float64(av[0]), float64(bv[0])) && near(float64(av[1]), float64(bv[1])) && near(float64(av[2]), float64(bv[2]))
+	}
+	ja, errA := Marshal(a)
+	jb, errB := Marshal(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	if bytes.Equal(ja, jb) {
+		return true
+	}
+	return EqualJSON(ja, jb)
+}
+
+func near(a, b float64) bool {
+	if a == b {
+		return true
+	}
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= Epsilon
+}
+
+// EqualJSON compares two JSON documents structurally, numbers within Epsilon
+// (integers that do not fit a float64 exactly are compared exactly).
+func EqualJSON(a, b []byte) bool {
+	va, okA := decodeGeneric(a)
+	vb, okB := decodeGeneric(b)
+	return okA && okB && equalGeneric(va, vb)
+}
+
+func decodeGeneric(b []byte) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+func equalGeneric(a, b any) bool {
+	switch av := a.(type) {
+	case json.Number:
+		bv, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if av == bv {
+			return true
+		}
+		ia, errA := strconv.ParseInt(string(av), 10, 64)
+		ib, errB := strconv.ParseInt(string(bv), 10, 64)
+		if errA == nil && errB == nil && (abs64(ia) > 1<<53 || abs64(ib) > 1<<53) {
+			return ia == ib
+		}
+		fa, errA := av.Float64()
+		fb, errB := bv.Float64()
+		return errA == nil && errB == nil && near(fa, fb)
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !equalGeneric(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !equalGeneric(x, y) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,817 @@
+package dom
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+)
+
+// Marshal encodes v in the tagged form: a one-key object whose key is the type name.
+func Marshal(v Value) ([]byte, error) {
+	if v == nil {
+		return nil, errors.New("marshal nil value")
+	}
+	p, err := payload(v)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("marshal %s: %w", v.Type(), err)
+	}
+	var b bytes.Buffer
+	b.Grow(len(body) + len(v.Type()) + 5)
+	b.WriteString(`{"`)
+	b.WriteString(v.Type())
+	b.WriteString(`":`)
+	b.Write(body)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MustMarshal is Marshal for values known to encode (all well-formed values do).
+func MustMarshal(v Value) json.RawMessage {
+	b, err := Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+type jsonCFrame struct {
+	Position    [3]float32    `json:"position"`
+	Orientation [3][3]float32 `json:"orientation"`
+}
+
+type jsonNumberKeypoint struct {
+	Time     float32 `json:"time"`
+	Value    float32 `json:"value"`
+	Envelope float32 `json:"envelope"`
+}
+
+type jsonColorKeypoint struct {
+	Time  float32    `json:"time"`
+	Color [3]float32 `json:"color"`
+}
+
+type jsonFont struct {
+	Family       string  `json:"family"`
+	Weight       string  `json:"weight"`
+	Style        string  `json:"style"`
+	CachedFaceID *string `json:"cachedFaceId,omitempty"`
+}
+
+type jsonPhysical struct {
+	Density            float32 `json:"density"`
+	Friction           float32 `json:"friction"`
+	Elasticity         float32 `json:"elasticity"`
+	FrictionWeight     float32 `json:"frictionWeight"`
+	ElasticityWeight   float32 `json:"elasticityWeight"`
+	AcousticAbsorption float32 `json:"acousticAbsorption"`
+}
+
+// payload returns a value that encoding/json turns into v's payload.
+func payload(v Value) (any, error) {
+	switch v := v.(type) {
+	case Bool, String, Float32, Int32, Int64, Vector2, Vector3, Vector2int16, Vector3int16,
+		Color3, Enum, BrickColor, NumberRange, ContentId, Ref, UniqueId, SecurityCapabilities:
+		return v, nil
+	case Float64:
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, fmt.Errorf("Float64 %v has no JSON form", float64(v))
+		}
+		return v, nil
+	case Color3uint8:
+		return []int{int(v[0]), int(v[1]), int(v[2])}, nil
+	case UDim:
+		return [2]any{v.Scale, v.Offset}, nil
+	case UDim2:
+		return [2][2]any{{v[0].Scale, v[0].Offset}, {v[1].Scale, v[1].Offset}}, nil
+	case CFrame:
+		return jsonCFrame(v), nil
+	case OptionalCFrame:
+		if v.CFrame == nil {
+			return nil, nil
+		}
+		return jsonCFrame(*v.CFrame), nil
+	case EnumItem:
+		return struct {
+			Type  string `json:"type"`
+			Value uint32 `json:"value"`
+		}{v.EnumType, v.Value}, nil
+	case NumberSequence:
+		kps := make([]jsonNumberKeypoint, len(v))
+		for i, k := range v {
+			kps[i] = jsonNumberKeypoint(k)
+		}
+		return map[string]any{"keypoints": kps}, nil
+	case ColorSequence:
+		kps := make([]jsonColorKeypoint, len(v))
+		for i, k := range v {
+			kps[i] = jsonColorKeypoint{Time: k.Time, Color: k.Color}
+		}
+		return map[string]any{"keypoints": kps}, nil
+	case Rect:
+		return [2]Vector2(v), nil
+	case Ray:
+		return map[string]Vector3{"origin": v.Origin, "direction": v.Direction}, nil
+	case Region3:
+		return [2]Vector3(v), nil
+	case Region3int16:
+		return [2]Vector3int16(v), nil
+	case Axes:
+		return nonNil([]string(v)), nil
+	case Faces:
+		return nonNil([]string(v)), nil
+	case Tags:
+		return nonNil([]string(v)), nil
+	case Content:
+		switch v.Kind {
+		case "None", "":
+			return "None", nil
+		case "Uri", "Object":
+			return map[string]string{v.Kind: v.Value}, nil
+		}
+		return nil, fmt.Errorf("Content kind %q is not None, Uri or Object", v.Kind)
+	case Attributes:
+		m := make(map[string]json.RawMessage, len(v))
+		for name, av := range v {
+			b, err := Marshal(av)
+			if err != nil {
+				return nil, fmt.Errorf("attribute %s: %w", name, err)
+			}
+			m[name] = b
+		}
+		return m, nil
+	case Font:
+		return jsonFont(v), nil
+	case PhysicalProperties:
+		if v.Default {
+			return "Default", nil
+		}
+		return jsonPhysical{v.Density, v.Friction, v.Elasticity, v.FrictionWeight, v.ElasticityWeight, v.AcousticAbsorption}, nil
+	case MaterialColors:
+		m := make(map[string][]int, len(v))
+		for k, c := range v {
+			m[k] = []int{int(c[0]), int(c[1]), int(c[2])}
+		}
+		return m, nil
+	case BinaryString:
+		return base64.StdEncoding.EncodeToString(v), nil
+	case SharedString:
+		return base64.StdEncoding.EncodeToString(v), nil
+	case NetAssetRef:
+		return base64.StdEncoding.EncodeToString(v), nil
+	}
+	return nil, fmt.Errorf("value type %T cannot be encoded", v)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Unmarshal decodes a value in the explicit (tagged) form.
+func Unmarshal(data []byte) (Value, error) {
+	tag, body, err := splitTagged(data)
+	if err != nil {
+		return nil, err
+	}
+	return DecodePayload(tag, body)
+}
+
+// IsTagged reports whether data is a one-key object whose key is a known type name.
+func IsTagged(data []byte) bool {
+	tag, _, err := splitTagged(data)
+	return err == nil && KnownType(tag)
+}
+
+func splitTagged(data []byte) (string, json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return "", nil, fmt.Errorf("a value must be an object like {\"Vector3\":[0,1,0]}: %w", err)
+	}
+	if len(m) != 1 {
+		return "", nil, fmt.Errorf("a tagged value must have exactly one key (the type), got %d", len(m))
+	}
+	for k, v := range m {
+		return k, v, nil
+	}
+	panic("unreachable")
+}
+
+var decoders = map[string]func(json.RawMessage) (Value, error){}
+
+// KnownType reports whether name is a value type tag.
+func KnownType(name string) bool {
+	_, ok := decoders[name]
+	return ok
+}
+
+// TypeNames returns every value type tag, sorted.
+func TypeNames() []string {
+	names := make([]string, 0, len(decoders))
+	for k := range decoders {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DecodePayload decodes the payload of a tagged value of type tag.
+func DecodePayload(tag string, body json.RawMessage) (Value, error) {
+	dec, ok := decoders[tag]
+	if !ok {
+		return nil, fmt.Errorf("unknown value type %q", tag)
+	}
+	v, err := dec(body)
+	if err != nil {
+		return nil, fmt.Errorf("bad %s value %s: %w", tag, truncate(body), err)
+	}
+	return v, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+// strict decodes into dst rejecting trailing data and null.
+func strict(body json.RawMessage, dst any) error {
+	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+		return errors.New("null is not allowed")
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	return d.Decode(dst)
+}
+
+func floats(body json.RawMessage, n int) ([]float32, error) {
+	var fs []float64
+	if err := strict(body, &fs); err != nil {
+		return nil, err
+	}
+	if len(fs) != n {
+		return nil, fmt.Errorf("want %d numbers, got %d", n, len(fs))
+	}
+	out := make([]float32, n)
+	for i, f := range fs {
+		out[i] = float32(f)
+	}
+	return out, nil
+}
+
+var intRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// integer parses a JSON integer written without fraction or exponent, within [min, max].
+func integer(raw json.RawMessage, min, max int64) (int64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if !intRe.MatchString(s) {
+		return 0, fmt.Errorf("%s is not an integer", s)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, fmt.Errorf("%s is out of range [%d, %d]", s, min, max)
+	}
+	return n, nil
+}
+
+func unsigned(raw json.RawMessage, max uint64) (uint64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if !intRe.MatchString(s) || s[0] == '-' {
+		return 0, fmt.Errorf("%s is not a non-negative integer", s)
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n > max {
+		return 0, fmt.Errorf("%s is out of range [0, %d]", s, max)
+	}
+	return n, nil
+}
+
+func integers(body json.RawMessage, n int, min, max int64) ([]int64, error) {
+	var raws []json.RawMessage
+	if err := strict(body, &raws); err != nil {
+		return nil, err
+	}
+	if len(raws) != n {
+		return nil, fmt.Errorf("want %d integers, got %d", n, len(raws))
+	}
+	out := make([]int64, n)
+	for i, r := range raws {
+		v, err := integer(r, min, max)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func pair(body json.RawMessage) ([2]json.RawMessage, error) {
+	var raws []json.RawMessage
+	if err := strict(body, &raws); err != nil {
+		return [2]json.RawMessage{}, err
+	}
+	if len(raws) != 2 {
+		return [2]json.RawMessage{}, fmt.Errorf("want 2 elements, got %d", len(raws))
+	}
+	return [2]json.RawMessage{raws[0], raws[1]}, nil
+}
+
+func decodeUDim(body json.RawMessage) (UDim, error) {
+	p, err := pair(body)
+	if err != nil {
+		return UDim{}, err
+	}
+	var scale float64
+	if err := strict(p[0], &scale); err != nil {
+		return UDim{}, err
+	}
+	off, err := integer(p[1], math.MinInt32, math.MaxInt32)
+	if err != nil {
+		return UDim{}, err
+	}
+	return UDim{Scale: float32(scale), Offset: int32(off)}, nil
+}
+
+func decodeCFrame(body json.RawMessage) (CFrame, error) {
+	var obj struct {
+		Position    *[3]float32    `json:"position"`
+		Orientation *[3][3]float32 `json:"orientation"`
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		// serde also accepts structs as positional arrays.
+		var arr []json.RawMessage
+		if err := strict(body, &arr); err != nil {
+			return CFrame{}, err
+		}
+		if len(arr) != 2 {
+			return CFrame{}, errors.New("want [position, orientation]")
+		}
+		var cf CFrame
+		if err := strict(arr[0], &cf.Position); err != nil {
+			return CFrame{}, err
+		}
+		if err := strict(arr[1], &cf.Orientation); err != nil {
+			return CFrame{}, err
+		}
+		return cf, nil
+	}
+	if err := strict(body, &obj); err != nil {
+		return CFrame{}, err
+	}
+	if obj.Position == nil || obj.Orientation == nil {
+		return CFrame{}, errors.New("want position and orientation")
+	}
+	return CFrame{Position: *obj.Position, Orientation: *obj.Orientation}, nil
+}
+
+func decodeStrings(body json.RawMessage, allowed []string) ([]string, error) {
+	var s []string
+	if err := strict(body, &s); err != nil {
+		return nil, err
+	}
+	if allowed != nil {
+		for _, name := range s {
+			if !slices.Contains(allowed, name) {
+				return nil, fmt.Errorf("%q is not one of %v", name, allowed)
+			}
+		}
+	}
+	if s == nil {
+		s = []string{}
+	}
+	return s, nil
+}
+
+func decodeBase64(body json.RawMessage) ([]byte, error) {
+	var s string
+	if err := strict(body, &s); err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.DecodeString(s)
+}
+
+var hex32 = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+
+// FontWeights are the names a Font's weight may have.
+var FontWeights = []string{"Thin", "ExtraLight", "Light", "Regular", "Medium", "SemiBold", "Bold", "ExtraBold", "Heavy"}
+
+func init() {
+	d := decoders
+	d["Bool"] = func(b json.RawMessage) (Value, error) { var v bool; err := strict(b, &v); return Bool(v), err }
+	d["String"] = func(b json.RawMessage) (Value, error) { var v string; err := strict(b, &v); return String(v), err }
+	d["Float32"] = func(b json.RawMessage) (Value, error) { var v float64; err := strict(b, &v); return Float32(v), err }
+	d["Float64"] = func(b json.RawMessage) (Value, error) { var v float64; err := strict(b, &v); return Float64(v), err }
+	d["Int32"] = func(b json.RawMessage) (Value, error) {
+		n, err := integer(b, math.MinInt32, math.MaxInt32)
+		return Int32(n), err
+	}
+	d["Int64"] = func(b json.RawMessage) (Value, error) {
+		n, err := integer(b, math.MinInt64, math.MaxInt64)
+		return Int64(n), err
+	}
+	d["Vector2"] = func(b json.RawMessage) (Value, error) {
+		f, err := floats(b, 2)
+		if err != nil {
+			return nil, err
+		}
+		return Vector2{f[0], f[1]}, nil
+	}
+	d["Vector3"] = func(b json.RawMessage) (Value, error) {
+		f, err := floats(b, 3)
+		if err != nil {
+			return nil, err
+		}
+		return Vector3{f[0], f[1], f[2]}, nil
+	}
+	d["Color3"] = func(b json.RawMessage) (Value, error) {
+		f, err := floats(b, 3)
+		if err != nil {
+			return nil, err
+		}
+		return Color3{f[0], f[1], f[2]}, nil
+	}
+	d["Vector2int16"] = func(b json.RawMessage) (Value, error) {
+		n, err := integers(b, 2, math.MinInt16, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		return Vector2int16{int16(n[0]), int16(n[1])}, nil
+	}
+	d["Vector3int16"] = func(b json.RawMessage) (Value, error) {
+		n, err := integers(b, 3, math.MinInt16, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		return Vector3int16{int16(n[0]), int16(n[1]), int16(n[2])}, nil
+	}
+	d["Color3uint8"] = func(b json.RawMessage) (Value, error) {
+		n, err := integers(b, 3, 0, 255)
+		if err != nil {
+			return nil, err
+		}
+		return Color3uint8{uint8(n[0]), uint8(n[1]), uint8(n[2])}, nil
+	}
+	d["UDim"] = func(b json.RawMessage) (Value, error) { return decodeUDim(b) }
+	d["UDim2"] = func(b json.RawMessage) (Value, error) {
+		p, err := pair(b)
+		if err != nil {
+			return nil, err
+		}
+		x, err := decodeUDim(p[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := decodeUDim(p[1])
+		if err != nil {
+			return nil, err
+		}
+		return UDim2{x, y}, nil
+	}
+	d["CFrame"] = func(b json.RawMessage) (Value, error) { return decodeCFrame(b) }
+	d["OptionalCFrame"] = func(b json.RawMessage) (Value, error) {
+		if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+			return OptionalCFrame{}, nil
+		}
+		cf, err := decodeCFrame(b)
+		if err != nil {
+			return nil, err
+		}
+		return OptionalCFrame{CFrame: &cf}, nil
+	}
+	d["Enum"] = func(b json.RawMessage) (Value, error) {
+		n, err := unsigned(b, math.MaxUint32)
+		return Enum(n), err
+	}
+	d["EnumItem"] = func(b json.RawMessage) (Value, error) {
+		var v struct {
+			Type  *string          `json:"type"`
+			Value *json.RawMessage `json:"value"`
+		}
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		if v.Type == nil || v.Value == nil {
+			return nil, errors.New("want type and value")
+		}
+		n, err := unsigned(*v.Value, math.MaxUint32)
+		if err != nil {
+			return nil, err
+		}
+		return EnumItem{EnumType: *v.Type, Value: uint32(n)}, nil
+	}
+	d["BrickColor"] = func(b json.RawMessage) (Value, error) {
+		n, err := unsigned(b, math.MaxUint16)
+		if err != nil {
+			return nil, err
+		}
+		if !ValidBrickColor(uint16(n)) {
+			return nil, fmt.Errorf("%d is not a BrickColor number", n)
+		}
+		return BrickColor(n), nil
+	}
+	d["NumberRange"] = func(b json.RawMessage) (Value, error) {
+		f, err := floats(b, 2)
+		if err != nil {
+			return nil, err
+		}
+		return NumberRange{f[0], f[1]}, nil
+	}
+	d["NumberSequence"] = func(b json.RawMessage) (Value, error) {
+		var v struct {
+			Keypoints []struct {
+				Time     *float32 `json:"time"`
+				Value    *float32 `json:"value"`
+				Envelope *float32 `json:"envelope"`
+			} `json:"keypoints"`
+		}
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		seq := make(NumberSequence, len(v.Keypoints))
+		for i, k := range v.Keypoints {
+			if k.Time == nil || k.Value == nil || k.Envelope == nil {
+				return nil, errors.New("keypoint wants time, value and envelope")
+			}
+			seq[i] = NumberKeypoint{*k.Time, *k.Value, *k.Envelope}
+		}
+		return seq, nil
+	}
+	d["ColorSequence"] = func(b json.RawMessage) (Value, error) {
+		var v struct {
+			Keypoints []struct {
+				Time  *float32    `json:"time"`
+				Color *[3]float32 `json:"color"`
+			} `json:"keypoints"`
+		}
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		seq := make(ColorSequence, len(v.Keypoints))
+		for i, k := range v.Keypoints {
+			if k.Time == nil || k.Color == nil {
+				return nil, errors.New("keypoint wants time and color")
+			}
+			seq[i] = ColorKeypoint{Time: *k.Time, Color: *k.Color}
+		}
+		return seq, nil
+	}
+	d["Rect"] = func(b json.RawMessage) (Value, error) {
+		var v [][]float32
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		if len(v) != 2 || len(v[0]) != 2 || len(v[1]) != 2 {
+			return nil, errors.New("want [[minX, minY], [maxX, maxY]]")
+		}
+		return Rect{{v[0][0], v[0][1]}, {v[1][0], v[1][1]}}, nil
+	}
+	d["Ray"] = func(b json.RawMessage) (Value, error) {
+		var v struct {
+			Origin    *[3]float32 `json:"origin"`
+			Direction *[3]float32 `json:"direction"`
+		}
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		if v.Origin == nil || v.Direction == nil {
+			return nil, errors.New("want origin and direction")
+		}
+		return Ray{Origin: *v.Origin, Direction: *v.Direction}, nil
+	}
+	d["Region3"] = func(b json.RawMessage) (Value, error) {
+		var v [][]float32
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		if len(v) != 2 || len(v[0]) != 3 || len(v[1]) != 3 {
+			return nil, errors.New("want [[min], [max]]")
+		}
+		return Region3{{v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2]}}, nil
+	}
+	d["Region3int16"] = func(b json.RawMessage) (Value, error) {
+		p, err := pair(b)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := integers(p[0], 3, math.MinInt16, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := integers(p[1], 3, math.MinInt16, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		return Region3int16{{int16(lo[0]), int16(lo[1]), int16(lo[2])}, {int16(hi[0]), int16(hi[1]), int16(hi[2])}}, nil
+	}
+	d["Axes"] = func(b json.RawMessage) (Value, error) {
+		s, err := decodeStrings(b, []string{"X", "Y", "Z"})
+		return Axes(s), err
+	}
+	d["Faces"] = func(b json.RawMessage) (Value, error) {
+		s, err := decodeStrings(b, []string{"Right", "Top", "Back", "Left", "Bottom", "Front"})
+		return Faces(s), err
+	}
+	d["Tags"] = func(b json.RawMessage) (Value, error) {
+		s, err := decodeStrings(b, nil)
+		return Tags(s), err
+	}
+	d["ContentId"] = func(b json.RawMessage) (Value, error) { var v string; err := strict(b, &v); return ContentId(v), err }
+	d["Content"] = func(b json.RawMessage) (Value, error) {
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			if s != "None" {
+				return nil, errors.New(`want "None", {"Uri": …} or {"Object": …}`)
+			}
+			return Content{Kind: "None"}, nil
+		}
+		var m map[string]string
+		if err := strict(b, &m); err != nil || len(m) != 1 {
+			return nil, errors.New(`want "None", {"Uri": …} or {"Object": …}`)
+		}
+		for k, v := range m {
+			if k != "Uri" && k != "Object" {
+				return nil, fmt.Errorf("unknown Content kind %q", k)
+			}
+			return Content{Kind: k, Value: v}, nil
+		}
+		panic("unreachable")
+	}
+	d["Attributes"] = func(b json.RawMessage) (Value, error) {
+		var m map[string]json.RawMessage
+		if err := strict(b, &m); err != nil {
+			return nil, err
+		}
+		attrs := make(Attributes, len(m))
+		for name, raw := range m {
+			v, err := Unmarshal(raw)
+			if err != nil {
+				return nil, fmt.Errorf("attribute %s: %w", name, err)
+			}
+			if !AttributeTypes[v.Type()] {
+				return nil, fmt.Errorf("attribute %s: type %s cannot be an attribute", name, v.Type())
+			}
+			attrs[name] = v
+		}
+		return attrs, nil
+	}
+	d["Font"] = func(b json.RawMessage) (Value, error) {
+		var v struct {
+			Family       *string `json:"family"`
+			Weight       *string `json:"weight"`
+			Style        *string `json:"style"`
+			CachedFaceID *string `json:"cachedFaceId"`
+		}
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		if v.Family == nil || v.Weight == nil || v.Style == nil {
+			return nil, errors.New("want family, weight and style")
+		}
+		if !slices.Contains(FontWeights, *v.Weight) {
+			return nil, fmt.Errorf("weight %q is not one of %v", *v.Weight, FontWeights)
+		}
+		if *v.Style != "Normal" && *v.Style != "Italic" {
+			return nil, fmt.Errorf("style %q is not Normal or Italic", *v.Style)
+		}
+		return Font{Family: *v.Family, Weight: *v.Weight, Style: *v.Style, CachedFaceID: v.CachedFaceID}, nil
+	}
+	d["Ref"] = func(b json.RawMessage) (Value, error) {
+		var s string
+		if err := strict(b, &s); err != nil {
+			return nil, err
+		}
+		if !hex32.MatchString(s) {
+			return nil, errors.New("want 32 hex digits")
+		}
+		return Ref(lower(s)), nil
+	}
+	d["UniqueId"] = func(b json.RawMessage) (Value, error) {
+		var s string
+		if err := strict(b, &s); err != nil {
+			return nil, err
+		}
+		if !hex32.MatchString(s) {
+			return nil, errors.New("want 32 hex digits")
+		}
+		return UniqueId(lower(s)), nil
+	}
+	d["PhysicalProperties"] = func(b json.RawMessage) (Value, error) {
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			if s != "Default" {
+				return nil, errors.New(`want "Default" or an object`)
+			}
+			return PhysicalProperties{Default: true}, nil
+		}
+		var v struct {
+			Density, Friction, Elasticity, FrictionWeight, ElasticityWeight, AcousticAbsorption *float32
+		}
+		var raw map[string]json.RawMessage
+		if err := strict(b, &raw); err != nil {
+			return nil, err
+		}
+		fields := map[string]**float32{
+			"density": &v.Density, "friction": &v.Friction, "elasticity": &v.Elasticity,
+			"frictionWeight": &v.FrictionWeight, "elasticityWeight": &v.ElasticityWeight,
+			"acousticAbsorption": &v.AcousticAbsorption,
+		}
+		for k, r := range raw {
+			dst, ok := fields[k]
+			if !ok {
+				return nil, fmt.Errorf("unknown field %q", k)
+			}
+			var f float32
+			if err := strict(r, &f); err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			*dst = &f
+		}
+		for k, dst := range fields {
+			if *dst == nil {
+				return nil, fmt.Errorf("missing field %q", k)
+			}
+		}
+		return PhysicalProperties{Density: *v.Density, Friction: *v.Friction, Elasticity: *v.Elasticity,
+			FrictionWeight: *v.FrictionWeight, ElasticityWeight: *v.ElasticityWeight, AcousticAbsorption: *v.AcousticAbsorption}, nil
+	}
+	d["MaterialColors"] = func(b json.RawMessage) (Value, error) {
+		var m map[string]json.RawMessage
+		if err := strict(b, &m); err != nil {
+			return nil, err
+		}
+		mc := make(MaterialColors, len(m))
+		for k, raw := range m {
+			n, err := integers(raw, 3, 0, 255)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			mc[k] = [3]uint8{uint8(n[0]), uint8(n[1]), uint8(n[2])}
+		}
+		return mc, nil
+	}
+	d["BinaryString"] = func(b json.RawMessage) (Value, error) { v, err := decodeBase64(b); return BinaryString(v), err }
+	d["SharedString"] = func(b json.RawMessage) (Value, error) { v, err := decodeBase64(b); return SharedString(v), err }
+	d["NetAssetRef"] = func(b json.RawMessage) (Value, error) { v, err := decodeBase64(b); return NetAssetRef(v), err }
+	d["SecurityCapabilities"] = func(b json.RawMessage) (Value, error) {
+		n, err := unsigned(b, math.MaxUint64)
+		return SecurityCapabilities(n), err
+	}
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'F' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Properties is a property map with the tagged JSON encoding for its values.
+type Properties map[string]Value
+
+// MarshalJSON encodes each value in tagged form, keys sorted.
+func (p Properties) MarshalJSON() ([]byte, error) {
+	m := make(map[string]json.RawMessage, len(p))
+	for k, v := range p {
+		b, err := Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", k, err)
+		}
+		m[k] = b
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON decodes explicit (tagged) values only.
+func (p *Properties) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	out := make(Properties, len(m))
+	for k, raw := range m {
+		v, err := Unmarshal(raw)
+		if err != nil {
+			return fmt.Errorf("property %s: %w", k, err)
+		}
+		out[k] = v
+	}
+	*p = out
+	return nil
+}
