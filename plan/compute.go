@@ -1,0 +1,278 @@
+package plan
+
+import (
+	"sort"
+
+	"github.com/atlas-rbx/atlas/dom"
+)
+
+// Compute returns the plan for in. It does not modify the trees.
+func Compute(in Input) *Plan {
+	c := &computer{in: in, base: map[string]*dom.Instance{}, disk: map[string]*dom.Instance{}}
+	if in.Base != nil {
+		c.base = in.Base.Index()
+	}
+	if in.Disk != nil {
+		c.disk = in.Disk.Index()
+	}
+	c.visit(in.Disk, in.Studio, c.base[dom.RootID])
+	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].ID < c.changes[j].ID })
+	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: c.changes}
+	if p.Changes == nil {
+		p.Changes = []*Change{}
+	}
+	p.Hash = hashOf(in.BaseCommit, in.SessionID, p.Changes)
+	return p
+}
+
+type computer struct {
+	in      Input
+	base    map[string]*dom.Instance
+	disk    map[string]*dom.Instance
+	changes []*Change
+}
+
+func (c *computer) visit(d, s, b *dom.Instance) {
+	switch {
+	case d != nil && s != nil:
+		c.edit(d, s, b)
+		c.children(d, s)
+	case d != nil:
+		c.presence(Add, d, b)
+	case s != nil:
+		c.presence(Remove, s, b)
+	}
+}
+
+// children pairs the children of d and s by id. Studio children that neither disk nor
+// base knows are Atlas's business only where the instance does not ignore unknowns.
+func (c *computer) children(d, s *dom.Instance) {
+	studio := make(map[string]*dom.Instance, len(s.Children))
+	for _, sc := range s.Children {
+		studio[sc.ID] = sc
+	}
+	for _, dc := range d.Children {
+		sc := studio[dc.ID]
+		delete(studio, dc.ID)
+		c.visit(dc, sc, c.base[dc.ID])
+	}
+	for _, sc := range s.Children {
+		if _, left := studio[sc.ID]; !left {
+			continue
+		}
+		b := c.base[sc.ID]
+		if b == nil && d.IgnoreUnknown {
+			continue
+		}
+		c.visit(nil, sc, b)
+	}
+}
+
+func (c *computer) newChange(x, d, s, b *dom.Instance, patch string) *Change {
+	ch := &Change{
+		ID: x.ID, Path: x.Path(), ClassName: x.ClassName, PatchType: patch,
+		Properties: map[string]PropertyDiff{}, Fields: []string{},
+		Disk: d, Studio: s, Base: b,
+	}
+	if d != nil {
+		ch.FsPath = d.FsPath
+		ch.DiskHash = d.SourceHash
+	} else if b != nil {
+		ch.FsPath = b.FsPath
+	}
+	if s != nil {
+		ch.StudioHash = s.SourceHash
+	}
+	if b != nil {
+		ch.BaseHash = sourceHash(b)
+	}
+	return ch
+}
+
+func sourceHash(i *dom.Instance) string {
+	if i.SourceHash != "" {
+		return i.SourceHash
+	}
+	return i.RawHash
+}
+
+func (c *computer) finish(ch *Change, dir, reason string) {
+	ch.Direction, ch.Reason = dir, reason
+	ch.DefaultSelection = dir
+	if dir == "" {
+		ch.DefaultSelection = Skip
+	}
+	c.changes = append(c.changes, ch)
+}
+
+// presence handles an instance on one side only (patch Add: disk; Remove: Studio).
+func (c *computer) presence(patch string, x, b *dom.Instance) {
+	var ch *Change
+	if patch == Add {
+		ch = c.newChange(x, x, nil, b, Add)
+	} else {
+		ch = c.newChange(x, nil, x, b, Remove)
+	}
+	ch.Fields = []string{"Instance"}
+	ch.Descendants = x.Count() - 1
+	switch {
+	case c.in.Base == nil:
+		c.finish(ch, "", NoBase)
+	case b == nil && patch == Add:
+		c.finish(ch, Push, NewOnDisk)
+	case b == nil:
+		c.finish(ch, Pull, NewInStudio)
+	case !c.subtreeEqual(x, b, patch == Remove):
+		c.finish(ch, "", DeleteEditConflict)
+	case patch == Add:
+		c.finish(ch, Pull, DeletedInStudio)
+	default:
+		c.finish(ch, Push, DeletedOnDisk)
+	}
+}
+
+// subtreeEqual reports whether x's subtree has the same managed content as b's.
+// For a Studio subtree, children unknown to the base are ignored where b ignores unknowns.
+func (c *computer) subtreeEqual(x, b *dom.Instance, studio bool) bool {
+	d := x
+	if studio {
+		d = nil // Studio reports more properties than the project manages
+	}
+	if len(c.diffFields(x, b, d, b)) > 0 {
+		return false
+	}
+	seen := 0
+	for _, xc := range x.Children {
+		var bc *dom.Instance
+		for _, cand := range b.Children {
+			if cand.ID == xc.ID {
+				bc = cand
+				break
+			}
+		}
+		if bc == nil {
+			if studio && b.IgnoreUnknown {
+				continue
+			}
+			return false
+		}
+		seen++
+		if !c.subtreeEqual(xc, bc, studio) {
+			return false
+		}
+	}
+	return seen == len(b.Children)
+}
+
+// diffFields lists the managed fields that differ between x and y; props come from
+// the disk and base instances (the properties the project sets anywhere).
+func (c *computer) diffFields(x, y, d, b *dom.Instance) []string {
+	var out []string
+	if x.ClassName != y.ClassName {
+		out = append(out, "ClassName")
+	}
+	if x.IsScript() || y.IsScript() {
+		if sourceHash(x) != sourceHash(y) {
+			out = append(out, "Source")
+		}
+	}
+	for _, name := range managedProps(d, b) {
+		if !dom.Equal(x.Properties[name], y.Properties[name]) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// managedProps are the property names set on disk or in the base, without Source.
+func managedProps(d, b *dom.Instance) []string {
+	set := map[string]bool{}
+	for _, i := range []*dom.Instance{d, b} {
+		if i == nil {
+			continue
+		}
+		for k := range i.Properties {
+			if k != "Source" {
+				set[k] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// edit compares an instance present on both sides, field by field, three-way.
+func (c *computer) edit(d, s, b *dom.Instance) {
+	ch := c.newChange(d, d, s, b, Edit)
+	var dirs []string
+	var reasons []string
+	decide := func(name string, studioBaseEq, diskBaseEq bool) {
+		ch.Fields = append(ch.Fields, name)
+		switch {
+		case c.in.Base == nil || b == nil:
+			dirs, reasons = append(dirs, ""), append(reasons, NoBase)
+		case !diskBaseEq && studioBaseEq:
+			dirs, reasons = append(dirs, Push), append(reasons, DiskChanged)
+		case diskBaseEq && !studioBaseEq:
+			dirs, reasons = append(dirs, Pull), append(reasons, StudioChanged)
+		default:
+			dirs, reasons = append(dirs, ""), append(reasons, BothChanged)
+		}
+	}
+	if d.ClassName != s.ClassName {
+		bc := ""
+		if b != nil {
+			bc = b.ClassName
+		}
+		decide("ClassName", b != nil && s.ClassName == bc, b != nil && d.ClassName == bc)
+		ch.Properties["ClassName"] = PropertyDiff{Current: dom.Tagged{V: dom.String(s.ClassName)},
+			Incoming: dom.Tagged{V: dom.String(d.ClassName)}, Base: classTagged(b)}
+	}
+	if d.IsScript() || s.IsScript() {
+		dh, sh := sourceHash(d), sourceHash(s)
+		if dh != sh {
+			bh := ""
+			if b != nil {
+				bh = sourceHash(b)
+			}
+			decide("Source", b != nil && sh == bh, b != nil && dh == bh)
+		}
+	}
+	for _, name := range managedProps(d, b) {
+		dv, sv := d.Properties[name], s.Properties[name]
+		if dom.Equal(dv, sv) {
+			continue
+		}
+		var bv dom.Value
+		if b != nil {
+			bv = b.Properties[name]
+		}
+		decide(name, b != nil && dom.Equal(sv, bv), b != nil && dom.Equal(dv, bv))
+		ch.Properties[name] = PropertyDiff{Current: dom.Tagged{V: sv}, Incoming: dom.Tagged{V: dv}, Base: dom.Tagged{V: bv}}
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	dir, reason := dirs[0], reasons[0]
+	for i := 1; i < len(dirs); i++ {
+		if dirs[i] != dir || reasons[i] != reason {
+			if reasons[i] == NoBase || reason == NoBase {
+				dir, reason = "", NoBase
+				continue
+			}
+			dir, reason = "", BothChanged
+		}
+	}
+	c.finish(ch, dir, reason)
+}
+
+func classTagged(b *dom.Instance) dom.Tagged {
+	if b == nil {
+		return dom.Tagged{}
+	}
+	return dom.Tagged{V: dom.String(b.ClassName)}
+}
