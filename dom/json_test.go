@@ -1,0 +1,576 @@
+package dom
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// roundTrips holds, for every value type, the example of ROJO_FORMAT §4.1 (in), the
+// value it decodes to (want), and the canonical encoding Marshal gives (out).
+var roundTrips = []struct {
+	name string
+	in   string
+	want Value
+	out  string
+}{
+	{"Bool", `{"Bool": true}`, Bool(true), `{"Bool":true}`},
+	{"Bool false", `{"Bool": false}`, Bool(false), `{"Bool":false}`},
+	{"String", `{"String": "hi"}`, String("hi"), `{"String":"hi"}`},
+	{"String escapes", `{"String": "a\"b\\c\n<é>"}`, String("a\"b\\c\n<é>"), `{"String":"a\"b\\c\n\u003cé\u003e"}`},
+	{"Float32", `{"Float32": 0.25}`, Float32(0.25), `{"Float32":0.25}`},
+	{"Float32 integer", `{"Float32": 3}`, Float32(3), `{"Float32":3}`},
+	{"Float32 rounds to f32", `{"Float32": 0.1}`, Float32(0.1), `{"Float32":0.1}`},
+	{"Float64", `{"Float64": 1e-3}`, Float64(0.001), `{"Float64":0.001}`},
+	{"Int32", `{"Int32": -42}`, Int32(-42), `{"Int32":-42}`},
+	{"Int32 max", `{"Int32": 2147483647}`, Int32(2147483647), `{"Int32":2147483647}`},
+	{"Int64", `{"Int64": 9007199254740993}`, Int64(9007199254740993), `{"Int64":9007199254740993}`},
+	{"Int64 min", `{"Int64": -9223372036854775808}`, Int64(-9223372036854775808), `{"Int64":-9223372036854775808}`},
+	{"Vector2", `{"Vector2": [1.5, -2]}`, Vector2{1.5, -2}, `{"Vector2":[1.5,-2]}`},
+	{"Vector3", `{"Vector3": [0, 10, 0]}`, Vector3{0, 10, 0}, `{"Vector3":[0,10,0]}`},
+	{"Vector2int16", `{"Vector2int16": [-32768, 32767]}`, Vector2int16{-32768, 32767}, `{"Vector2int16":[-32768,32767]}`},
+	{"Vector3int16", `{"Vector3int16": [1, 2, 3]}`, Vector3int16{1, 2, 3}, `{"Vector3int16":[1,2,3]}`},
+	{"Color3", `{"Color3": [1, 0.5, 0]}`, Color3{1, 0.5, 0}, `{"Color3":[1,0.5,0]}`},
+	{"Color3 HDR", `{"Color3": [2, 0, 0]}`, Color3{2, 0, 0}, `{"Color3":[2,0,0]}`},
+	{"Color3uint8", `{"Color3uint8": [255, 128, 0]}`, Color3uint8{255, 128, 0}, `{"Color3uint8":[255,128,0]}`},
+	{"UDim", `{"UDim": [0.5, 8]}`, UDim{Scale: 0.5, Offset: 8}, `{"UDim":[0.5,8]}`},
+	{"UDim2", `{"UDim2": [[1, 0], [0, 36]]}`, UDim2{{Scale: 1}, {Offset: 36}}, `{"UDim2":[[1,0],[0,36]]}`},
+	{"CFrame", `{"CFrame": {"position": [0,5,0], "orientation": [[1,0,0],[0,1,0],[0,0,1]]}}`,
+		CFrame{Position: [3]float32{0, 5, 0}, Orientation: IdentityCFrame.Orientation},
+		`{"CFrame":{"position":[0,5,0],"orientation":[[1,0,0],[0,1,0],[0,0,1]]}}`},
+	{"CFrame rows", `{"CFrame": {"position": [1,2,3], "orientation": [[0,-1,0],[1,0,0],[0,0,1]]}}`,
+		CFrame{Position: [3]float32{1, 2, 3}, Orientation: [3][3]float32{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}},
+		`{"CFrame":{"position":[1,2,3],"orientation":[[0,-1,0],[1,0,0],[0,0,1]]}}`},
+	{"CFrame positional", `{"CFrame": [[1,2,3], [[0,-1,0],[1,0,0],[0,0,1]]]}`,
+		CFrame{Position: [3]float32{1, 2, 3}, Orientation: [3][3]float32{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}},
+		`{"CFrame":{"position":[1,2,3],"orientation":[[0,-1,0],[1,0,0],[0,0,1]]}}`},
+	{"OptionalCFrame null", `{"OptionalCFrame": null}`, OptionalCFrame{}, `{"OptionalCFrame":null}`},
+	{"OptionalCFrame", `{"OptionalCFrame": {"position": [0,5,0], "orientation": [[1,0,0],[0,1,0],[0,0,1]]}}`,
+		OptionalCFrame{CFrame: &CFrame{Position: [3]float32{0, 5, 0}, Orientation: IdentityCFrame.Orientation}},
+		`{"OptionalCFrame":{"position":[0,5,0],"orientation":[[1,0,0],[0,1,0],[0,0,1]]}}`},
+	{"Enum", `{"Enum": 2}`, Enum(2), `{"Enum":2}`},
+	{"Enum max", `{"Enum": 4294967295}`, Enum(4294967295), `{"Enum":4294967295}`},
+	{"EnumItem", `{"EnumItem": {"type": "Material", "value": 256}}`, EnumItem{EnumType: "Material", Value: 256},
+		`{"EnumItem":{"type":"Material","value":256}}`},
+	{"BrickColor", `{"BrickColor": 194}`, BrickColor(194), `{"BrickColor":194}`},
+	{"BrickColor 1032", `{"BrickColor": 1032}`, BrickColor(1032), `{"BrickColor":1032}`},
+	{"NumberRange", `{"NumberRange": [1, 3]}`, NumberRange{1, 3}, `{"NumberRange":[1,3]}`},
+	{"NumberSequence", `{"NumberSequence": {"keypoints": [{"time":0,"value":1,"envelope":0},{"time":1,"value":0,"envelope":0}]}}`,
+		NumberSequence{{Time: 0, Value: 1}, {Time: 1, Value: 0}},
+		`{"NumberSequence":{"keypoints":[{"time":0,"value":1,"envelope":0},{"time":1,"value":0,"envelope":0}]}}`},
+	{"ColorSequence", `{"ColorSequence": {"keypoints": [{"time":0,"color":[1,1,1]},{"time":1,"color":[0,0,0]}]}}`,
+		ColorSequence{{Time: 0, Color: Color3{1, 1, 1}}, {Time: 1, Color: Color3{0, 0, 0}}},
+		`{"ColorSequence":{"keypoints":[{"time":0,"color":[1,1,1]},{"time":1,"color":[0,0,0]}]}}`},
+	{"Rect", `{"Rect": [[0,0],[16,16]]}`, Rect{{0, 0}, {16, 16}}, `{"Rect":[[0,0],[16,16]]}`},
+	{"Ray", `{"Ray": {"origin":[0,0,0],"direction":[0,-1,0]}}`, Ray{Direction: Vector3{0, -1, 0}},
+		`{"Ray":{"direction":[0,-1,0],"origin":[0,0,0]}}`},
+	{"Region3", `{"Region3": [[0,0,0],[4.5,4,4]]}`, Region3{{0, 0, 0}, {4.5, 4, 4}}, `{"Region3":[[0,0,0],[4.5,4,4]]}`},
+	{"Region3int16", `{"Region3int16": [[0,0,0],[4,4,4]]}`, Region3int16{{0, 0, 0}, {4, 4, 4}}, `{"Region3int16":[[0,0,0],[4,4,4]]}`},
+	{"Axes", `{"Axes": ["X", "Z"]}`, Axes{"X", "Z"}, `{"Axes":["X","Z"]}`},
+	{"Axes empty", `{"Axes": []}`, Axes{}, `{"Axes":[]}`},
+	{"Faces", `{"Faces": ["Top","Front"]}`, Faces{"Top", "Front"}, `{"Faces":["Top","Front"]}`},
+	{"ContentId", `{"ContentId": "rbxassetid://123"}`, ContentId("rbxassetid://123"), `{"ContentId":"rbxassetid://123"}`},
+	{"Content Uri", `{"Content": {"Uri": "rbxassetid://123"}}`, Content{Kind: "Uri", Value: "rbxassetid://123"},
+		`{"Content":{"Uri":"rbxassetid://123"}}`},
+	{"Content None", `{"Content": "None"}`, Content{Kind: "None"}, `{"Content":"None"}`},
+	{"Content Object", `{"Content": {"Object": "000000000000000000000000000000a1"}}`,
+		Content{Kind: "Object", Value: "000000000000000000000000000000a1"},
+		`{"Content":{"Object":"000000000000000000000000000000a1"}}`},
+	{"Tags", `{"Tags": ["Enemy", "Boss"]}`, Tags{"Enemy", "Boss"}, `{"Tags":["Enemy","Boss"]}`},
+	{"Tags duplicates", `{"Tags": ["A", "A"]}`, Tags{"A", "A"}, `{"Tags":["A","A"]}`},
+	{"Attributes", `{"Attributes": {"Hp": {"Float64": 100}, "Team": {"String": "Red"}}}`,
+		Attributes{"Hp": Float64(100), "Team": String("Red")},
+		`{"Attributes":{"Hp":{"Float64":100},"Team":{"String":"Red"}}}`},
+	{"Attributes every type", `{"Attributes": {
+		"a": {"String": "s"}, "b": {"BinaryString": "AAEC"}, "c": {"Bool": true}, "d": {"Int32": 7},
+		"e": {"Float32": 0.5}, "f": {"Float64": 0.25}, "g": {"UDim": [1, 2]}, "h": {"UDim2": [[1, 2], [3, 4]]},
+		"i": {"BrickColor": 1}, "j": {"Color3": [1, 0, 0]}, "k": {"Vector2": [1, 2]}, "l": {"Vector3": [1, 2, 3]},
+		"m": {"CFrame": {"position": [0,0,0], "orientation": [[1,0,0],[0,1,0],[0,0,1]]}},
+		"n": {"EnumItem": {"type": "Material", "value": 288}},
+		"o": {"NumberSequence": {"keypoints": [{"time":0,"value":1,"envelope":0}]}},
+		"p": {"ColorSequence": {"keypoints": [{"time":0,"color":[1,1,1]}]}},
+		"q": {"NumberRange": [0, 1]}, "r": {"Rect": [[0,0],[1,1]]},
+		"s": {"Font": {"family": "f", "weight": "Bold", "style": "Italic"}}}}`,
+		Attributes{
+			"a": String("s"), "b": BinaryString{0, 1, 2}, "c": Bool(true), "d": Int32(7), "e": Float32(0.5),
+			"f": Float64(0.25), "g": UDim{1, 2}, "h": UDim2{{1, 2}, {3, 4}}, "i": BrickColor(1), "j": Color3{1, 0, 0},
+			"k": Vector2{1, 2}, "l": Vector3{1, 2, 3}, "m": IdentityCFrame, "n": EnumItem{"Material", 288},
+			"o": NumberSequence{{Time: 0, Value: 1}}, "p": ColorSequence{{Color: Color3{1, 1, 1}}},
+			"q": NumberRange{0, 1}, "r": Rect{{0, 0}, {1, 1}}, "s": Font{Family: "f", Weight: "Bold", Style: "Italic"},
+		},
+		`{"Attributes":{"a":{"String":"s"},"b":{"BinaryString":"AAEC"},"c":{"Bool":true},"d":{"Int32":7},` +
+			`"e":{"Float32":0.5},"f":{"Float64":0.25},"g":{"UDim":[1,2]},"h":{"UDim2":[[1,2],[3,4]]},` +
+			`"i":{"BrickColor":1},"j":{"Color3":[1,0,0]},"k":{"Vector2":[1,2]},"l":{"Vector3":[1,2,3]},` +
+			`"m":{"CFrame":{"position":[0,0,0],"orientation":[[1,0,0],[0,1,0],[0,0,1]]}},` +
+			`"n":{"EnumItem":{"type":"Material","value":288}},` +
+			`"o":{"NumberSequence":{"keypoints":[{"time":0,"value":1,"envelope":0}]}},` +
+			`"p":{"ColorSequence":{"keypoints":[{"time":0,"color":[1,1,1]}]}},` +
+			`"q":{"NumberRange":[0,1]},"r":{"Rect":[[0,0],[1,1]]},` +
+			`"s":{"Font":{"family":"f","weight":"Bold","style":"Italic"}}}}`},
+	{"Attributes empty", `{"Attributes": {}}`, Attributes{}, `{"Attributes":{}}`},
+	{"Font", `{"Font": {"family": "rbxasset://fonts/families/GothamSSm.json", "weight": "Bold", "style": "Normal"}}`,
+		Font{Family: "rbxasset://fonts/families/GothamSSm.json", Weight: "Bold", Style: "Normal"},
+		`{"Font":{"family":"rbxasset://fonts/families/GothamSSm.json","weight":"Bold","style":"Normal"}}`},
+	{"Font cachedFaceId null", `{"Font": {"family": "f", "weight": "Thin", "style": "Italic", "cachedFaceId": null}}`,
+		Font{Family: "f", Weight: "Thin", Style: "Italic"},
+		`{"Font":{"family":"f","weight":"Thin","style":"Italic"}}`},
+	{"Font cachedFaceId", `{"Font": {"family": "f", "weight": "Heavy", "style": "Normal", "cachedFaceId": "rbxasset://x.ttf"}}`,
+		Font{Family: "f", Weight: "Heavy", Style: "Normal", CachedFaceID: ptr("rbxasset://x.ttf")},
+		`{"Font":{"family":"f","weight":"Heavy","style":"Normal","cachedFaceId":"rbxasset://x.ttf"}}`},
+	{"Ref", `{"Ref": "000000000000000000000000000000a1"}`, Ref("000000000000000000000000000000a1"),
+		`{"Ref":"000000000000000000000000000000a1"}`},
+	{"Ref upper case", `{"Ref": "ABCDEF000000000000000000000000A1"}`, Ref("abcdef000000000000000000000000a1"),
+		`{"Ref":"abcdef000000000000000000000000a1"}`},
+	{"PhysicalProperties Default", `{"PhysicalProperties": "Default"}`, PhysicalProperties{Default: true},
+		`{"PhysicalProperties":"Default"}`},
+	{"PhysicalProperties", `{"PhysicalProperties": {"density": 0.7, "friction": 0.3, "elasticity": 0.5, "frictionWeight": 1, "elasticityWeight": 1, "acousticAbsorption": 0.25}}`,
+		PhysicalProperties{Density: 0.7, Friction: 0.3, Elasticity: 0.5, FrictionWeight: 1, ElasticityWeight: 1, AcousticAbsorption: 0.25},
+		`{"PhysicalProperties":{"density":0.7,"friction":0.3,"elasticity":0.5,"frictionWeight":1,"elasticityWeight":1,"acousticAbsorption":0.25}}`},
+	{"MaterialColors", `{"MaterialColors": {"Grass": [10,20,30]}}`, MaterialColors{"Grass": {10, 20, 30}},
+		`{"MaterialColors":{"Grass":[10,20,30]}}`},
+	{"BinaryString", `{"BinaryString": "AAEC"}`, BinaryString{0, 1, 2}, `{"BinaryString":"AAEC"}`},
+	{"BinaryString empty", `{"BinaryString": ""}`, BinaryString{}, `{"BinaryString":""}`},
+	{"SharedString", `{"SharedString": "aGk="}`, SharedString("hi"), `{"SharedString":"aGk="}`},
+	{"NetAssetRef", `{"NetAssetRef": "AAEC"}`, NetAssetRef{0, 1, 2}, `{"NetAssetRef":"AAEC"}`},
+	{"UniqueId", `{"UniqueId": "00000000000000000000000000000000"}`, UniqueId("00000000000000000000000000000000"),
+		`{"UniqueId":"00000000000000000000000000000000"}`},
+	{"SecurityCapabilities", `{"SecurityCapabilities": 0}`, SecurityCapabilities(0), `{"SecurityCapabilities":0}`},
+	{"SecurityCapabilities max", `{"SecurityCapabilities": 18446744073709551615}`, SecurityCapabilities(18446744073709551615),
+		`{"SecurityCapabilities":18446744073709551615}`},
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, tt := range roundTrips {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Unmarshal([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Unmarshal(%s) error: %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Unmarshal(%s) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			out, err := Marshal(got)
+			if err != nil {
+				t.Fatalf("Marshal(%#v) error: %v", got, err)
+			}
+			if string(out) != tt.out {
+				t.Errorf("Marshal(%#v) = %s, want %s", got, out, tt.out)
+			}
+			again, err := Unmarshal(out)
+			if err != nil {
+				t.Fatalf("Unmarshal(%s) error: %v", out, err)
+			}
+			if !Equal(got, again) {
+				t.Errorf("Unmarshal(%s) = %#v, not Equal to %#v", out, again, got)
+			}
+			if diff := cmp.Diff(got, again); diff != "" {
+				t.Errorf("Unmarshal(%s) after Marshal mismatch (-first +second):\n%s", out, diff)
+			}
+			if !IsTagged([]byte(tt.in)) {
+				t.Errorf("IsTagged(%s) = false, want true", tt.in)
+			}
+		})
+	}
+}
+
+// TestRoundTripCoversEveryType keeps the round-trip table complete: every decodable
+// type has a case, and every type in the table can be decoded.
+func TestRoundTripCoversEveryType(t *testing.T) {
+	var inTable []string
+	for _, tt := range roundTrips {
+		if !slices.Contains(inTable, tt.want.Type()) {
+			inTable = append(inTable, tt.want.Type())
+		}
+	}
+	slices.Sort(inTable)
+	if diff := cmp.Diff(inTable, TypeNames()); diff != "" {
+		t.Errorf("TypeNames() differs from the types of the round-trip table (-table +TypeNames):\n%s", diff)
+	}
+	for _, name := range TypeNames() {
+		if !KnownType(name) {
+			t.Errorf("KnownType(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{"ProtectedString", "Vector4", "bool", ""} {
+		if KnownType(name) {
+			t.Errorf("KnownType(%q) = true, want false", name)
+		}
+	}
+}
+
+func TestMarshalZeroValues(t *testing.T) {
+	tests := []struct {
+		v    Value
+		want string
+	}{
+		{Axes(nil), `{"Axes":[]}`},
+		{Faces(nil), `{"Faces":[]}`},
+		{Tags(nil), `{"Tags":[]}`},
+		{NumberSequence(nil), `{"NumberSequence":{"keypoints":[]}}`},
+		{ColorSequence(nil), `{"ColorSequence":{"keypoints":[]}}`},
+		{Content{}, `{"Content":"None"}`},
+		{Attributes(nil), `{"Attributes":{}}`},
+		{MaterialColors(nil), `{"MaterialColors":{}}`},
+		{BinaryString(nil), `{"BinaryString":""}`},
+		{OptionalCFrame{}, `{"OptionalCFrame":null}`},
+		{CFrame{}, `{"CFrame":{"position":[0,0,0],"orientation":[[0,0,0],[0,0,0],[0,0,0]]}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.v.Type(), func(t *testing.T) {
+			got, err := Marshal(tt.v)
+			if err != nil {
+				t.Fatalf("Marshal(%#v) error: %v", tt.v, err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Marshal(%#v) = %s, want %s", tt.v, got, tt.want)
+			}
+			if _, err := Unmarshal(got); err != nil {
+				t.Errorf("Unmarshal(%s) error: %v", got, err)
+			}
+		})
+	}
+}
+
+func TestMarshalRejects(t *testing.T) {
+	nan := Float64(math.NaN())
+	tests := []struct {
+		name string
+		v    Value
+	}{
+		{"nil", nil},
+		{"Float64 NaN", nan},
+		{"Content kind", Content{Kind: "Blob", Value: "x"}},
+		{"attribute NaN", Attributes{"x": nan}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, err := Marshal(tt.v); err == nil {
+				t.Errorf("Marshal(%#v) = %s, want error", tt.v, got)
+			}
+		})
+	}
+}
+
+func TestUnmarshalRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string // a substring of the error
+	}{
+		{"Int32 5.0", `{"Int32": 5.0}`, "not an integer"},
+		{"Int32 1e3", `{"Int32": 1e3}`, "not an integer"},
+		{"Int32 above range", `{"Int32": 2147483648}`, "out of range"},
+		{"Int32 below range", `{"Int32": -2147483649}`, "out of range"},
+		{"Int32 string", `{"Int32": "5"}`, "not an integer"},
+		{"Int32 leading zero", `{"Int32": 05}`, ""},
+		{"Int64 5.0", `{"Int64": 5.0}`, "not an integer"},
+		{"Int64 above range", `{"Int64": 9223372036854775808}`, "out of range"},
+		{"Vector2int16 above range", `{"Vector2int16": [0, 32768]}`, "out of range"},
+		{"Vector3int16 fraction", `{"Vector3int16": [1.0, 2, 3]}`, "not an integer"},
+		{"Vector3int16 count", `{"Vector3int16": [1, 2]}`, "want 3"},
+		{"Color3uint8 256", `{"Color3uint8": [256, 0, 0]}`, "out of range"},
+		{"Color3uint8 negative", `{"Color3uint8": [-1, 0, 0]}`, "out of range"},
+		{"Color3uint8 fraction", `{"Color3uint8": [0.5, 0, 0]}`, "not an integer"},
+		{"UDim offset fraction", `{"UDim": [0.5, 8.0]}`, "not an integer"},
+		{"UDim offset range", `{"UDim": [0.5, 2147483648]}`, "out of range"},
+		{"UDim2 offset exponent", `{"UDim2": [[1, 0], [0, 1e1]]}`, "not an integer"},
+		{"Region3int16 range", `{"Region3int16": [[0,0,0],[4,4,40000]]}`, "out of range"},
+		{"Enum negative", `{"Enum": -1}`, "not a non-negative integer"},
+		{"Enum 2.0", `{"Enum": 2.0}`, "not a non-negative integer"},
+		{"Enum above u32", `{"Enum": 4294967296}`, "out of range"},
+		{"EnumItem fraction", `{"EnumItem": {"type": "Material", "value": 1.5}}`, "not a non-negative integer"},
+		{"EnumItem no type", `{"EnumItem": {"value": 1}}`, "want type and value"},
+		{"SecurityCapabilities negative", `{"SecurityCapabilities": -1}`, "not a non-negative integer"},
+		{"SecurityCapabilities above u64", `{"SecurityCapabilities": 18446744073709551616}`, "out of range"},
+		{"SecurityCapabilities 1e3", `{"SecurityCapabilities": 1e3}`, "not a non-negative integer"},
+		{"BrickColor 4", `{"BrickColor": 4}`, "not a BrickColor number"},
+		{"BrickColor 0", `{"BrickColor": 0}`, "not a BrickColor number"},
+		{"BrickColor above u16", `{"BrickColor": 65536}`, "out of range"},
+		{"BrickColor 194.0", `{"BrickColor": 194.0}`, "not a non-negative integer"},
+		{"Font bad weight", `{"Font": {"family": "f", "weight": "Fat", "style": "Normal"}}`, `weight "Fat"`},
+		{"Font lower-case weight", `{"Font": {"family": "f", "weight": "bold", "style": "Normal"}}`, `weight "bold"`},
+		{"Font bad style", `{"Font": {"family": "f", "weight": "Bold", "style": "Oblique"}}`, `style "Oblique"`},
+		{"Font no family", `{"Font": {"weight": "Bold", "style": "Normal"}}`, "want family, weight and style"},
+		{"Font unknown field", `{"Font": {"family": "f", "weight": "Bold", "style": "Normal", "size": 3}}`, "unknown field"},
+		{"PhysicalProperties no acousticAbsorption",
+			`{"PhysicalProperties": {"density": 0.7, "friction": 0.3, "elasticity": 0.5, "frictionWeight": 1, "elasticityWeight": 1}}`,
+			`missing field "acousticAbsorption"`},
+		{"PhysicalProperties unknown field",
+			`{"PhysicalProperties": {"density": 0.7, "friction": 0.3, "elasticity": 0.5, "frictionWeight": 1, "elasticityWeight": 1, "acousticAbsorption": 0, "mass": 1}}`,
+			`unknown field "mass"`},
+		{"PhysicalProperties null field",
+			`{"PhysicalProperties": {"density": null, "friction": 0.3, "elasticity": 0.5, "frictionWeight": 1, "elasticityWeight": 1, "acousticAbsorption": 0}}`,
+			"density"},
+		{"PhysicalProperties other string", `{"PhysicalProperties": "Custom"}`, "Default"},
+		{"Attributes Ref", `{"Attributes": {"Target": {"Ref": "000000000000000000000000000000a1"}}}`, "type Ref cannot be an attribute"},
+		{"Attributes Enum", `{"Attributes": {"Kind": {"Enum": 1}}}`, "type Enum cannot be an attribute"},
+		{"Attributes Int64", `{"Attributes": {"N": {"Int64": 1}}}`, "type Int64 cannot be an attribute"},
+		{"Attributes nested", `{"Attributes": {"A": {"Attributes": {}}}}`, "type Attributes cannot be an attribute"},
+		{"Attributes shorthand", `{"Attributes": {"Hp": 100}}`, "attribute Hp"},
+		{"Attributes null value", `{"Attributes": {"Hp": null}}`, "attribute Hp"},
+		{"Ref 31 digits", `{"Ref": "00000000000000000000000000000a1"}`, "want 32 hex digits"},
+		{"Ref 33 digits", `{"Ref": "0000000000000000000000000000000a1"}`, "want 32 hex digits"},
+		{"Ref not hex", `{"Ref": "0000000000000000000000000000000g"}`, "want 32 hex digits"},
+		{"Ref trailing newline", "{\"Ref\": \"000000000000000000000000000000a1\\n\"}", "want 32 hex digits"},
+		{"Ref number", `{"Ref": 161}`, ""},
+		{"UniqueId short", `{"UniqueId": "0000"}`, "want 32 hex digits"},
+		{"two keys", `{"Bool": true, "String": "x"}`, "exactly one key"},
+		{"no key", `{}`, "exactly one key"},
+		{"unknown tag", `{"Vector4": [1, 2, 3, 4]}`, `unknown value type "Vector4"`},
+		{"ProtectedString", `{"ProtectedString": "x"}`, `unknown value type "ProtectedString"`},
+		{"lower-case tag", `{"vector3": [1, 2, 3]}`, `unknown value type "vector3"`},
+		{"not an object", `[0, 1, 0]`, "must be an object"},
+		{"bare bool", `true`, "must be an object"},
+		{"null", `null`, "exactly one key"},
+		{"invalid JSON", `{"Bool": tru}`, "must be an object"},
+		{"trailing data", `{"Bool": true} {}`, "must be an object"},
+		{"Bool number", `{"Bool": 1}`, ""},
+		{"Float32 string", `{"Float32": "0.5"}`, ""},
+		{"Vector3 short", `{"Vector3": [1, 2]}`, "want 3 numbers, got 2"},
+		{"Vector3 long", `{"Vector3": [1, 2, 3, 4]}`, "want 3 numbers, got 4"},
+		{"Vector2 object", `{"Vector2": {"x": 1, "y": 2}}`, ""},
+		{"Color3 strings", `{"Color3": ["1", "0", "0"]}`, ""},
+		{"UDim2 flat", `{"UDim2": [1, 0, 0, 36]}`, ""},
+		{"CFrame no orientation", `{"CFrame": {"position": [0, 0, 0]}}`, "want position and orientation"},
+		{"CFrame unknown field", `{"CFrame": {"position": [0,0,0], "orientation": [[1,0,0],[0,1,0],[0,0,1]], "scale": 1}}`, "unknown field"},
+		{"CFrame positional short", `{"CFrame": [[0,0,0]]}`, "want [position, orientation]"},
+		{"OptionalCFrame bad", `{"OptionalCFrame": {"position": [0,0,0]}}`, "want position and orientation"},
+		{"NumberSequence keypoint without envelope", `{"NumberSequence": {"keypoints": [{"time": 0, "value": 1}]}}`, "keypoint wants"},
+		{"ColorSequence keypoint without color", `{"ColorSequence": {"keypoints": [{"time": 0}]}}`, "keypoint wants"},
+		{"Rect short", `{"Rect": [[0, 0], [1]]}`, "want [[minX, minY], [maxX, maxY]]"},
+		{"Region3 short", `{"Region3": [[0, 0, 0]]}`, "want [[min], [max]]"},
+		{"Ray no direction", `{"Ray": {"origin": [0, 0, 0]}}`, "want origin and direction"},
+		{"Axes bad name", `{"Axes": ["W"]}`, `"W" is not one of`},
+		{"Faces bad name", `{"Faces": ["Up"]}`, `"Up" is not one of`},
+		{"Faces lower case", `{"Faces": ["top"]}`, `"top" is not one of`},
+		{"Content other string", `{"Content": "rbxassetid://1"}`, "None"},
+		{"Content unknown kind", `{"Content": {"Blob": "x"}}`, `unknown Content kind "Blob"`},
+		{"Content two kinds", `{"Content": {"Uri": "a", "Object": "b"}}`, "None"},
+		{"MaterialColors out of range", `{"MaterialColors": {"Grass": [256, 0, 0]}}`, "Grass"},
+		{"MaterialColors short", `{"MaterialColors": {"Grass": [1, 2]}}`, "Grass"},
+		{"BinaryString not base64", `{"BinaryString": "not base64!"}`, ""},
+		{"SharedString unpadded", `{"SharedString": "aGk"}`, ""},
+		{"Tags not strings", `{"Tags": [1]}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Unmarshal([]byte(tt.in))
+			if err == nil {
+				t.Fatalf("Unmarshal(%s) = %#v, want error", tt.in, got)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Unmarshal(%s) error = %q, want it to mention %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnmarshalRejectsNullPayload checks every type but OptionalCFrame (whose null is
+// "no CFrame") rejects a null payload.
+func TestUnmarshalRejectsNullPayload(t *testing.T) {
+	for _, name := range TypeNames() {
+		if name == "OptionalCFrame" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			in := `{"` + name + `": null}`
+			if got, err := Unmarshal([]byte(in)); err == nil {
+				t.Errorf("Unmarshal(%s) = %#v, want error", in, got)
+			}
+		})
+	}
+}
+
+func TestIsTagged(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"Vector3": [0, 1, 0]}`, true},
+		{`{"Vector3": "nonsense"}`, true}, // the shape, not the payload
+		{`{"Hp": {"Float64": 1}}`, false},
+		{`{"Bool": true, "String": "x"}`, false},
+		{`[0, 1, 0]`, false},
+		{`"Neon"`, false},
+		{`null`, false},
+	}
+	for _, tt := range tests {
+		if got := IsTagged([]byte(tt.in)); got != tt.want {
+			t.Errorf("IsTagged(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDecodePayload(t *testing.T) {
+	got, err := DecodePayload("Vector3", json.RawMessage(`[1, 2, 3]`))
+	if err != nil {
+		t.Fatalf("DecodePayload(Vector3, [1, 2, 3]) error: %v", err)
+	}
+	if want := (Vector3{1, 2, 3}); got != want {
+		t.Errorf("DecodePayload(Vector3, [1, 2, 3]) = %#v, want %#v", got, want)
+	}
+	if got, err := DecodePayload("Nope", json.RawMessage(`1`)); err == nil {
+		t.Errorf("DecodePayload(Nope, 1) = %#v, want error", got)
+	}
+	// A long payload is shortened in the message.
+	long := json.RawMessage(`"` + strings.Repeat("x", 200) + `"`)
+	_, err = DecodePayload("Ref", long)
+	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "...") {
+		t.Errorf("DecodePayload(Ref, <202 bytes>) error = %v, want a short message ending the payload with ...", err)
+	}
+}
+
+func TestPropertiesJSON(t *testing.T) {
+	props := Properties{
+		"Size":     Vector3{4, 1, 2},
+		"Anchored": Bool(true),
+		"Material": Enum(288),
+		"Tags":     Tags{"Lava"},
+	}
+	got, err := json.Marshal(props)
+	if err != nil {
+		t.Fatalf("json.Marshal(%v) error: %v", props, err)
+	}
+	want := `{"Anchored":{"Bool":true},"Material":{"Enum":288},"Size":{"Vector3":[4,1,2]},"Tags":{"Tags":["Lava"]}}`
+	if string(got) != want {
+		t.Errorf("json.Marshal(%v) = %s, want %s", props, got, want)
+	}
+	var back Properties
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("json.Unmarshal(%s) error: %v", got, err)
+	}
+	if diff := cmp.Diff(props, back); diff != "" {
+		t.Errorf("json.Unmarshal(%s) mismatch (-want +got):\n%s", got, diff)
+	}
+
+	for _, in := range []string{
+		`{"Size": [4, 1, 2]}`,           // implicit values are not accepted here
+		`{"Size": {"Vector3": [4, 1]}}`, // a bad explicit value
+		`[]`,
+	} {
+		var p Properties
+		if err := json.Unmarshal([]byte(in), &p); err == nil {
+			t.Errorf("json.Unmarshal(%s) into Properties = %v, want error", in, p)
+		}
+	}
+	bad := Properties{"X": Float64(math.NaN())}
+	if got, err := json.Marshal(bad); err == nil {
+		t.Errorf("json.Marshal(NaN property) = %s, want error", got)
+	}
+}
+
+func TestMustMarshal(t *testing.T) {
+	if got, want := string(MustMarshal(Vector3{0, 10, 0})), `{"Vector3":[0,10,0]}`; got != want {
+		t.Errorf("MustMarshal(Vector3{0, 10, 0}) = %s, want %s", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("MustMarshal(nil) did not panic")
+		}
+	}()
+	MustMarshal(nil)
+}
+
+func TestValidBrickColor(t *testing.T) {
+	tests := []struct {
+		n    uint16
+		want bool
+	}{
+		{1, true}, {4, false}, {194, true}, {199, true}, {0, false}, {1032, true}, {1033, false},
+		{21, true}, {29, true}, {30, false}, {326, false}, {365, true}, {366, false},
+	}
+	for _, tt := range tests {
+		if got := ValidBrickColor(tt.n); got != tt.want {
+			t.Errorf("ValidBrickColor(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
+}
+
+// FuzzUnmarshal checks that whatever Unmarshal accepts, Marshal encodes, and that the
+// encoding decodes to an Equal value and is stable.
+func FuzzUnmarshal(f *testing.F) {
+	for _, tt := range roundTrips {
+		f.Add([]byte(tt.in))
+		f.Add([]byte(tt.out))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Unmarshal(data)
+		if err != nil {
+			return
+		}
+		if !Equal(v, v) {
+			t.Fatalf("Unmarshal(%q) = %#v, not Equal to itself", data, v)
+		}
+		out, err := Marshal(v)
+		if err != nil {
+			t.Fatalf("Unmarshal(%q) = %#v, which Marshal rejects: %v", data, v, err)
+		}
+		again, err := Unmarshal(out)
+		if err != nil {
+			t.Fatalf("Unmarshal(%s) (from Marshal) error: %v", out, err)
+		}
+		if !Equal(v, again) {
+			t.Fatalf("Unmarshal(%s) = %#v, want Equal to %#v", out, again, v)
+		}
+		out2, err := Marshal(again)
+		if err != nil {
+			t.Fatalf("Marshal(%#v) error: %v", again, err)
+		}
+		if string(out2) != string(out) {
+			t.Fatalf("Marshal is not stable: %s then %s", out, out2)
+		}
+	})
+}
+
+func BenchmarkMarshalProperties(b *testing.B) {
+	props := Properties{
+		"Anchored":   Bool(true),
+		"Material":   Enum(288),
+		"Size":       Vector3{4, 1, 2},
+		"Color":      Color3{1, 0, 0},
+		"CFrame":     CFrame{Position: [3]float32{0, 10, 0}, Orientation: IdentityCFrame.Orientation},
+		"Tags":       Tags{"Lava"},
+		"Name":       String("Lava"),
+		"Attributes": Attributes{"Damage": Float64(10), "Kind": EnumItem{"Material", 288}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(props); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestTagged(t *testing.T) {
+	type doc struct {
+		A Tagged `json:"a"`
+		B Tagged `json:"b"`
+	}
+	in := doc{A: Tagged{Vector3{0, 10, 0}}}
+	got, err := json.Marshal(in)
+	if err != nil {
+		t.Fatalf("json.Marshal(%+v) error: %v", in, err)
+	}
+	if want := `{"a":{"Vector3":[0,10,0]},"b":null}`; string(got) != want {
+		t.Errorf("json.Marshal(%+v) = %s, want %s", in, got, want)
+	}
+	back := doc{B: Tagged{Bool(true)}}
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("json.Unmarshal(%s) error: %v", got, err)
+	}
+	if diff := cmp.Diff(in, back); diff != "" {
+		t.Errorf("json.Unmarshal(%s) mismatch (-want +got):\n%s", got, diff)
+	}
+	for _, bad := range []string{`{"a":[0,10,0]}`, `{"a":{"Vector3":[0,10]}}`, `{"a":{"Nope":1}}`} {
+		var d doc
+		if err := json.Unmarshal([]byte(bad), &d); err == nil {
+			t.Errorf("json.Unmarshal(%s) = %+v, want error", bad, d)
+		}
+	}
+}
