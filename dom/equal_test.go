@@ -1,0 +1,157 @@
+package dom
+
+import (
+	"math"
+	"testing"
+)
+
+func TestEqual(t *testing.T) {
+	nan := math.NaN()
+	rot := CFrame{Position: [3]float32{1, 2, 3}, Orientation: [3][3]float32{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}}
+	rotNear := rot
+	rotNear.Position[2] += 5e-5
+	rotNear.Orientation[1][0] -= 5e-5
+	rotFar := rot
+	rotFar.Orientation[2][2] += 2e-4
+	rotT := rot // the transpose: the same numbers in other places
+	rotT.Orientation = [3][3]float32{{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}}
+
+	tests := []struct {
+		name string
+		a, b Value
+		want bool
+	}{
+		{"nil nil", nil, nil, true},
+		{"nil value", nil, Bool(false), false},
+		{"value nil", Float32(0), nil, false},
+
+		{"Float32 same", Float32(0.5), Float32(0.5), true},
+		{"Float32 9e-5 apart", Float32(1), Float32(1.00009), true},
+		{"Float32 5e-5 apart", Float32(0.25), Float32(0.25005), true},
+		{"Float32 2e-4 apart", Float32(1), Float32(1.0002), false},
+		{"Float32 negative 2e-4 apart", Float32(-3), Float32(-3.0002), false},
+		{"Float64 5e-5 apart", Float64(100), Float64(100.00005), true},
+		{"Float64 2e-4 apart", Float64(100), Float64(100.0002), false},
+		{"Float64 NaN", Float64(nan), Float64(nan), true},
+		{"Float64 NaN and 0", Float64(nan), Float64(0), false},
+		{"Float64 infinities", Float64(math.Inf(1)), Float64(math.Inf(1)), true},
+		{"Float64 opposite infinities", Float64(math.Inf(1)), Float64(math.Inf(-1)), false},
+
+		{"Float32 vs Float64", Float32(1), Float64(1), false},
+		{"Int32 vs Int64", Int32(1), Int64(1), false},
+		{"Int32 vs Float32", Int32(1), Float32(1), false},
+		{"Vector3 vs Color3", Vector3{1, 0, 0}, Color3{1, 0, 0}, false},
+		{"String vs ContentId", String("rbxassetid://1"), ContentId("rbxassetid://1"), false},
+		{"Enum vs Int32", Enum(1), Int32(1), false},
+		{"BinaryString vs SharedString", BinaryString("x"), SharedString("x"), false},
+		{"Tags vs Faces", Tags{"Top"}, Faces{"Top"}, false},
+
+		{"Bool", Bool(true), Bool(true), true},
+		{"Bool differs", Bool(true), Bool(false), false},
+		{"String", String("a"), String("a"), true},
+		{"String case", String("a"), String("A"), false},
+		{"Enum", Enum(288), Enum(288), true},
+		{"Enum differs", Enum(288), Enum(256), false},
+		{"Int32 differs by 1", Int32(7), Int32(8), false},
+		{"Int64 above 2^53", Int64(1<<53 + 1), Int64(1 << 53), false},
+		{"Int64 above 2^53 same", Int64(1<<53 + 1), Int64(1<<53 + 1), true},
+		{"Int64 far above 2^53", Int64(math.MaxInt64), Int64(math.MaxInt64 - 1), false},
+		{"Int64 below -2^53", Int64(-1<<53 - 1), Int64(-1 << 53), false},
+		{"Int64 min", Int64(math.MinInt64), Int64(math.MinInt64 + 1), false},
+		{"SecurityCapabilities", SecurityCapabilities(1<<60 + 1), SecurityCapabilities(1 << 60), false},
+		{"BrickColor", BrickColor(194), BrickColor(199), false},
+
+		{"Vector3 within", Vector3{1, 2, 3}, Vector3{1.00005, 1.99995, 3}, true},
+		{"Vector3 x apart", Vector3{1, 2, 3}, Vector3{1.0002, 2, 3}, false},
+		{"Vector3 y apart", Vector3{1, 2, 3}, Vector3{1, 2.0002, 3}, false},
+		{"Vector3 z apart", Vector3{1, 2, 3}, Vector3{1, 2, 3.0002}, false},
+		{"Vector2 within", Vector2{1, 2}, Vector2{1.00005, 2}, true},
+		{"Vector2 apart", Vector2{1, 2}, Vector2{1, 2.0002}, false},
+		{"Color3 within", Color3{1, 0.5, 0}, Color3{0.99995, 0.50005, 0.00005}, true},
+		{"Color3 apart", Color3{1, 0.5, 0}, Color3{1, 0.5, 0.0002}, false},
+		{"Color3 swapped", Color3{1, 0, 0}, Color3{0, 0, 1}, false},
+		{"CFrame same", rot, rot, true},
+		{"CFrame within", rot, rotNear, true},
+		{"CFrame apart", rot, rotFar, false},
+		{"CFrame transposed", rot, rotT, false},
+		{"CFrame identity", IdentityCFrame, CFrame{Orientation: [3][3]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, true},
+		{"OptionalCFrame nil vs identity", OptionalCFrame{}, OptionalCFrame{CFrame: &IdentityCFrame}, false},
+		{"OptionalCFrame within", OptionalCFrame{CFrame: &rot}, OptionalCFrame{CFrame: &rotNear}, true},
+		{"UDim within", UDim{0.5, 8}, UDim{0.50005, 8}, true},
+		{"UDim offset", UDim{0.5, 8}, UDim{0.5, 9}, false},
+		{"UDim2 apart", UDim2{{1, 0}, {0, 36}}, UDim2{{1, 0}, {0.0002, 36}}, false},
+		{"NumberSequence within", NumberSequence{{0, 1, 0}, {1, 0, 0}}, NumberSequence{{0, 1.00005, 0}, {1, 0, 0}}, true},
+		{"NumberSequence length", NumberSequence{{0, 1, 0}, {1, 0, 0}}, NumberSequence{{0, 1, 0}}, false},
+		{"Color3uint8", Color3uint8{255, 128, 0}, Color3uint8{255, 127, 0}, false},
+
+		{"Tags same", Tags{"A", "B"}, Tags{"A", "B"}, true},
+		{"Tags order", Tags{"A", "B"}, Tags{"B", "A"}, false},
+		{"Tags duplicates", Tags{"A", "A"}, Tags{"A"}, false},
+		{"Tags nil vs empty", Tags(nil), Tags{}, true},
+		{"Faces order", Faces{"Top", "Front"}, Faces{"Front", "Top"}, false},
+
+		{"Attributes same", Attributes{"Hp": Float64(100), "Team": String("Red")}, Attributes{"Team": String("Red"), "Hp": Float64(100)}, true},
+		{"Attributes within", Attributes{"Hp": Float64(100)}, Attributes{"Hp": Float64(100.00005)}, true},
+		{"Attributes apart", Attributes{"Hp": Float64(100)}, Attributes{"Hp": Float64(100.0002)}, false},
+		{"Attributes value type", Attributes{"Hp": Float64(100)}, Attributes{"Hp": Float32(100)}, false},
+		{"Attributes extra key", Attributes{"Hp": Float64(100)}, Attributes{"Hp": Float64(100), "X": Bool(true)}, false},
+		{"Attributes renamed key", Attributes{"Hp": Float64(100)}, Attributes{"HP": Float64(100)}, false},
+		{"Attributes empty", Attributes{}, Attributes(nil), true},
+		{"Attributes unencodable", Attributes{"x": Float64(nan)}, Attributes{"x": Float64(nan)}, false},
+
+		{"Font same", Font{Family: "f", Weight: "Bold", Style: "Normal"}, Font{Family: "f", Weight: "Bold", Style: "Normal"}, true},
+		{"Font cached face", Font{Family: "f", Weight: "Bold", Style: "Normal"}, Font{Family: "f", Weight: "Bold", Style: "Normal", CachedFaceID: ptr("x")}, false},
+		{"Content None forms", Content{}, Content{Kind: "None"}, true},
+		{"Content kind", Content{Kind: "Uri", Value: "x"}, Content{Kind: "Object", Value: "x"}, false},
+		{"PhysicalProperties", PhysicalProperties{Default: true}, PhysicalProperties{}, false},
+		{"MaterialColors", MaterialColors{"Grass": {1, 2, 3}}, MaterialColors{"Grass": {1, 2, 4}}, false},
+		{"BinaryString", BinaryString{0, 1}, BinaryString{0, 1}, true},
+		{"BinaryString differs", BinaryString{0, 1}, BinaryString{0, 2}, false},
+		{"Ref", Ref("000000000000000000000000000000a1"), Ref("000000000000000000000000000000a2"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Equal(tt.a, tt.b); got != tt.want {
+				t.Errorf("Equal(%#v, %#v) = %v, want %v", tt.a, tt.b, got, tt.want)
+			}
+			if got := Equal(tt.b, tt.a); got != tt.want {
+				t.Errorf("Equal(%#v, %#v) = %v, want %v", tt.b, tt.a, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEqualJSON(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":[1,2]}`, `{"a":[1,2.00005]}`, true},
+		{`{"a":[1,2]}`, `{"a":[1,2.0002]}`, false},
+		{`{"a":1,"b":2}`, `{"b":2,"a":1}`, true},
+		{`{"a":1}`, `{"a":"1"}`, false},
+		{`[1,2]`, `[1,2,3]`, false},
+		{`9007199254740993`, `9007199254740992`, false},
+		{`-9007199254740993`, `-9007199254740992`, false},
+		{`9223372036854775807`, `9223372036854775806`, false},
+		{`1e2`, `100`, true},
+		{`null`, `null`, true},
+		{`{"a":null}`, `{"a":0}`, false},
+		{`not json`, `not json`, false},
+		{`{}`, `[]`, false},
+	}
+	for _, tt := range tests {
+		if got := EqualJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("EqualJSON(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkEqualVector3(b *testing.B) {
+	x, y := Value(Vector3{1, 2, 3}), Value(Vector3{1, 2, 3.00005})
+	for b.Loop() {
+		if !Equal(x, y) {
+			b.Fatal("Equal(Vector3) = false")
+		}
+	}
+}
