@@ -103,7 +103,11 @@ func resolveImplicit(p *reflection.Property, raw json.RawMessage) (Value, error)
 		}
 		switch p.Type.Name {
 		case "Float32":
-			return Float32(f), nil
+			v, err := toFloat32(f)
+			if err != nil {
+				return nil, wrong()
+			}
+			return Float32(v), nil
 		case "Float64":
 			return Float64(f), nil
 		case "Int32":

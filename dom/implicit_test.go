@@ -131,6 +131,8 @@ func TestResolveValueRejects(t *testing.T) {
 		{"Part", "Anchored", `null`, []string{"null"}},
 		{"Part", "Name", `7`, []string{"Instance.Name"}},
 		{"Lighting", "ClockTime", `"noon"`, []string{"Lighting.ClockTime"}},
+		{"Lighting", "ClockTime", `1e39`, []string{"Lighting.ClockTime"}},
+		{"Part", "Size", `[0, 1e39, 0]`, []string{"Part.Size"}},
 		{"Workspace", "StreamingMinRadius", `"64"`, []string{"Workspace.StreamingMinRadius"}},
 		{"Part", "Tags", `"Lava"`, []string{"Instance.Tags"}},
 		{"Part", "Tags", `[1]`, []string{"Instance.Tags"}},

@@ -267,9 +267,23 @@ func floats(body json.RawMessage, n int) ([]float32, error) {
 	}
 	out := make([]float32, n)
 	for i, f := range fs {
-		out[i] = float32(f)
+		v, err := toFloat32(f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
 	}
 	return out, nil
+}
+
+// toFloat32 rejects numbers beyond the float32 range: they would become infinities,
+// which have no JSON form.
+func toFloat32(f float64) (float32, error) {
+	v := float32(f)
+	if math.IsInf(float64(v), 0) {
+		return 0, fmt.Errorf("%v is out of the range of a 32-bit float", f)
+	}
+	return v, nil
 }
 
 var intRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
@@ -342,7 +356,11 @@ func decodeUDim(body json.RawMessage) (UDim, error) {
 	if err != nil {
 		return UDim{}, err
 	}
-	return UDim{Scale: float32(scale), Offset: int32(off)}, nil
+	s, err := toFloat32(scale)
+	if err != nil {
+		return UDim{}, err
+	}
+	return UDim{Scale: s, Offset: int32(off)}, nil
 }
 
 func decodeCFrame(body json.RawMessage) (CFrame, error) {
@@ -413,7 +431,14 @@ func init() {
 	d := decoders
 	d["Bool"] = func(b json.RawMessage) (Value, error) { var v bool; err := strict(b, &v); return Bool(v), err }
 	d["String"] = func(b json.RawMessage) (Value, error) { var v string; err := strict(b, &v); return String(v), err }
-	d["Float32"] = func(b json.RawMessage) (Value, error) { var v float64; err := strict(b, &v); return Float32(v), err }
+	d["Float32"] = func(b json.RawMessage) (Value, error) {
+		var v float64
+		if err := strict(b, &v); err != nil {
+			return nil, err
+		}
+		f, err := toFloat32(v)
+		return Float32(f), err
+	}
 	d["Float64"] = func(b json.RawMessage) (Value, error) { var v float64; err := strict(b, &v); return Float64(v), err }
 	d["Int32"] = func(b json.RawMessage) (Value, error) {
 		n, err := integer(b, math.MinInt32, math.MaxInt32)
