@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/envelope"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// Version is the Atlas version, set at build time with -ldflags "-X main.Version=…".
+var Version = "0.1.0-dev"
+
+// Exit codes (ARCHITECTURE §6).
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitChanges = 2
+)
+
+// app holds the process's streams and environment, injected so tests can drive it.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	cwd            string
+	jsonMode       bool
+	exitCode       int
+}
+
+// Main runs atlas with the process's arguments and returns its exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cwd, _ := os.Getwd()
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, cwd: cwd}
+	return a.run(ctx, os.Args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	a.jsonMode = slices.Contains(args[1:], "--json")
+	root := a.rootCommand()
+	if a.jsonMode {
+		// Help and usage text must not reach stdout when it carries JSON.
+		root.Writer = a.stderr
+	}
+	if err := root.Run(ctx, args); err != nil {
+		var usage *usageError
+		if errors.As(err, &usage) {
+			a.fail("atlas", errcode.New(errcode.Usage, "%s", usage.msg).Reason("usage", "run 'atlas --help' for usage"))
+			return exitError
+		}
+		a.fail("atlas", err)
+		return exitError
+	}
+	return a.exitCode
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func (a *app) rootCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "atlas",
+		Usage:     "sync a Roblox Studio place with a Rojo project, transactionally",
+		Version:   Version,
+		Writer:    a.stdout,
+		ErrWriter: a.stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "project", Usage: "project file or folder (default: nearest default.project.json upward)"},
+		},
+		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
+			return &usageError{msg: err.Error()}
+		},
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		Commands:       a.commands(),
+	}
+}
+
+// jsonFlag is the --json flag every command that has machine output takes.
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"}
+
+// emit prints a command's result: the envelope with --json, else human text.
+func (a *app) emit(command string, data any, warnings []string, human func(w io.Writer)) {
+	if a.jsonMode {
+		fmt.Fprintln(a.stdout, string(envelope.OK(command, data, warnings).Marshal()))
+		return
+	}
+	if human != nil {
+		human(a.stdout)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(a.stderr, "warning:", w)
+	}
+}
+
+// fail prints an error: the envelope with --json, else a line on stderr.
+func (a *app) fail(command string, err error) {
+	a.failWith(command, err, nil, nil)
+}
+
+func (a *app) failWith(command string, err error, data any, warnings []string) {
+	ce := project.AsCoded(err)
+	if a.jsonMode {
+		fmt.Fprintln(a.stdout, string(envelope.Fail(command, ce, data, warnings).Marshal()))
+		return
+	}
+	fmt.Fprintf(a.stderr, "atlas: %s (%s)\n", ce.Message, ce.Code)
+	if next, ok := ce.Details["nextActions"].([]string); ok {
+		for _, n := range next {
+			fmt.Fprintf(a.stderr, "  next: %s\n", n)
+		}
+	}
+}
+
+// handled is returned by actions that already printed their failure.
+var errHandled = errors.New("handled")
+
+// action wraps a command body: errors are printed once, as the envelope or text,
+// and turn into exit code 1.
+func (a *app) action(command string, body func(ctx context.Context, c *cli.Command) error) cli.ActionFunc {
+	return func(ctx context.Context, c *cli.Command) error {
+		if err := body(ctx, c); err != nil {
+			if !errors.Is(err, errHandled) {
+				a.fail(command, err)
+			}
+			a.exitCode = exitError
+		}
+		return nil
+	}
+}
+
+func (a *app) commands() []*cli.Command {
+	return []*cli.Command{
+		a.versionCommand(),
+		a.treeCommand(),
+		a.buildCommand(),
+	}
+}

@@ -1,0 +1,176 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+)
+
+// snapshotParams is the plugin's snapshot request (docs/PROTOCOL.md).
+type snapshotParams struct {
+	Roots      [][]string                   `json:"roots"`
+	Nodes      [][]string                   `json:"nodes"`
+	Properties map[string]map[string]string `json:"properties"`
+	ChunkSize  int                          `json:"chunkSize,omitempty"`
+}
+
+// wireInstance is one instance of a snapshot.
+type wireInstance struct {
+	Handle     string                     `json:"handle"`
+	Parent     *string                    `json:"parent"`
+	Name       string                     `json:"name"`
+	ClassName  string                     `json:"className"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+type snapshotResult struct {
+	Instances []wireInstance `json:"instances"`
+}
+
+// scope computes what to ask Studio for: every instance the disk or base tree knows,
+// with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
+// false), and the managed properties by class.
+func scope(trees ...*dom.Instance) snapshotParams {
+	p := snapshotParams{Properties: map[string]map[string]string{}}
+	roots := map[string][]string{}
+	nodes := map[string][]string{}
+	var walk func(i *dom.Instance)
+	walk = func(i *dom.Instance) {
+		for name, v := range i.Properties {
+			if name == "Source" {
+				continue
+			}
+			props := p.Properties[i.ClassName]
+			if props == nil {
+				props = map[string]string{}
+				p.Properties[i.ClassName] = props
+			}
+			props[name] = wireType(i.ClassName, name, v)
+		}
+		if i.Parent != nil {
+			key := i.Path()
+			if !i.IgnoreUnknown {
+				roots[key] = i.PathNames()
+			} else {
+				nodes[key] = i.PathNames()
+			}
+		}
+		for _, c := range i.Children {
+			walk(c)
+		}
+	}
+	for _, t := range trees {
+		if t != nil {
+			walk(t)
+		}
+	}
+	// A path under a full-subtree root is already covered.
+	covered := func(path string) bool {
+		for r := range roots {
+			if len(path) > len(r) && path[:len(r)] == r && path[len(r)] == '/' {
+				return true
+			}
+		}
+		return false
+	}
+	for k, v := range roots {
+		if !covered(k) {
+			p.Roots = append(p.Roots, v)
+		}
+	}
+	for k, v := range nodes {
+		if _, full := roots[k]; !full && !covered(k) {
+			p.Nodes = append(p.Nodes, v)
+		}
+	}
+	sortPaths(p.Roots)
+	sortPaths(p.Nodes)
+	if p.Roots == nil {
+		p.Roots = [][]string{}
+	}
+	if p.Nodes == nil {
+		p.Nodes = [][]string{}
+	}
+	return p
+}
+
+func sortPaths(ps [][]string) {
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return len(a) < len(b)
+	})
+}
+
+// wireType names how the plugin should encode a property: the tagged type, or
+// "Enum:<Name>" for enums.
+func wireType(class, prop string, v dom.Value) string {
+	if v.Type() == "Enum" {
+		if _, enum, ok := dom.PropertyType(class, prop); ok && enum != "" {
+			return "Enum:" + enum
+		}
+	}
+	return v.Type()
+}
+
+// buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
+// and script hashes computed.
+func buildTree(res *snapshotResult) (*dom.Instance, error) {
+	byHandle := make(map[string]*dom.Instance, len(res.Instances))
+	var root *dom.Instance
+	for _, w := range res.Instances {
+		inst := dom.New(w.Name, w.ClassName)
+		inst.Handle = w.Handle
+		for name, raw := range w.Properties {
+			v, err := dom.Unmarshal(raw)
+			if err != nil {
+				return nil, errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
+			}
+			inst.Properties[name] = v
+		}
+		if src, ok := inst.Properties["Source"].(dom.String); ok {
+			inst.SourceHash = gitblob.Hash([]byte(src))
+		}
+		if w.Parent == nil {
+			if root != nil {
+				return nil, errcode.New(errcode.Internal, "studio snapshot has two roots")
+			}
+			root = inst
+		} else {
+			parent := byHandle[*w.Parent]
+			if parent == nil {
+				return nil, errcode.New(errcode.Internal, "studio snapshot lists %s before its parent", w.Name)
+			}
+			parent.AddChild(inst)
+		}
+		byHandle[w.Handle] = inst
+	}
+	if root == nil {
+		root = dom.New("game", "DataModel")
+	}
+	root.AssignIDs()
+	return root, nil
+}
+
+// snapshot asks a Studio session for the instances in scope.
+func snapshot(ctx context.Context, s *bridge.Session, params snapshotParams) (*dom.Instance, error) {
+	var res snapshotResult
+	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
+		return nil, err
+	}
+	t, err := buildTree(&res)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return t, nil
+}

@@ -1,0 +1,175 @@
+package host
+
+import (
+	"context"
+	"time"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/plan"
+)
+
+// Engine is what the CLI and the MCP server call: the host itself in-process, or a
+// client of a running host over the local API. Both behave the same.
+type Engine interface {
+	Status(ctx context.Context) (*StatusData, error)
+	Plan(ctx context.Context, req PlanRequest) (*PlanData, error)
+	Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error)
+	Script(ctx context.Context, req ScriptRequest) (*ScriptData, error)
+	Exec(ctx context.Context, req ExecRequest) (*ExecData, error)
+	Drift(ctx context.Context, req DriftRequest) (*DriftData, error)
+	Review(ctx context.Context, req ReviewRequest) (*ReviewData, error)
+}
+
+// SessionData describes a connected Studio session.
+type SessionData struct {
+	ID            string    `json:"id"`
+	PlaceID       int64     `json:"placeId"`
+	PlaceName     string    `json:"placeName"`
+	PluginVersion string    `json:"pluginVersion,omitempty"`
+	ConnectedAt   time.Time `json:"connectedAt,omitzero"`
+}
+
+// ProjectData describes the project a host serves.
+type ProjectData struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+	Dir  string `json:"dir"`
+}
+
+// HostData describes the running host.
+type HostData struct {
+	PID     int    `json:"pid"`
+	Port    int    `json:"port"`
+	URL     string `json:"url"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// StatusData is `atlas status`.
+type StatusData struct {
+	Project  ProjectData     `json:"project"`
+	Host     HostData        `json:"host"`
+	Sessions []SessionData   `json:"sessions"`
+	Pending  []apply.Pending `json:"pendingTransactions"`
+}
+
+// PlanRequest asks for a plan.
+type PlanRequest struct {
+	SessionID string `json:"sessionId,omitempty"`
+	Base      string `json:"base,omitempty"`
+	// TTL of the confirm token; 0 = default (5 min), at most 10 min.
+	TTL time.Duration `json:"ttl,omitempty"`
+	// Sources adds each script change's disk, Studio and base text (for --diff).
+	Sources bool `json:"sources,omitempty"`
+}
+
+// BaseData is the base commit of a plan.
+type BaseData struct {
+	Commit string `json:"commit"`
+	Ref    string `json:"ref"`
+}
+
+// ChangeSources are the texts of a script change, for diffs.
+type ChangeSources struct {
+	Disk   *string `json:"disk"`
+	Studio *string `json:"studio"`
+	Base   *string `json:"base"`
+}
+
+// PlanData is the plan envelope's data (ARCHITECTURE §6).
+type PlanData struct {
+	PlanHash     string                   `json:"planHash"`
+	ConfirmToken string                   `json:"confirmToken"`
+	ExpiresAt    time.Time                `json:"expiresAt"`
+	Base         BaseData                 `json:"base"`
+	Session      SessionData              `json:"session"`
+	Summary      plan.Summary             `json:"summary"`
+	Changes      []*plan.Change           `json:"changes"`
+	Sources      map[string]ChangeSources `json:"sources,omitempty"`
+	Warnings     []string                 `json:"-"`
+}
+
+// ApplyRequest asks for an apply.
+type ApplyRequest struct {
+	SessionID      string           `json:"sessionId,omitempty"`
+	Token          string           `json:"confirmToken"`
+	Overrides      []apply.Override `json:"overrides,omitempty"`
+	SkipUnresolved bool             `json:"skipUnresolved,omitempty"`
+}
+
+// ApplyData is the apply envelope's data.
+type ApplyData struct {
+	apply.Result
+	Session SessionData `json:"session"`
+}
+
+// ScriptRequest asks for a script's text in Studio.
+type ScriptRequest struct {
+	SessionID string `json:"sessionId,omitempty"`
+	ID        string `json:"id,omitempty"`
+	FsPath    string `json:"fsPath,omitempty"`
+	Draft     bool   `json:"draft,omitempty"`
+}
+
+// ScriptData is a script as Studio has it.
+type ScriptData struct {
+	ID           string `json:"id"`
+	FsPath       string `json:"fsPath"`
+	InstancePath string `json:"instancePath"`
+	ClassName    string `json:"className"`
+	Source       string `json:"source"`
+	StudioHash   string `json:"studioHash"`
+	IsDraft      bool   `json:"isDraft"`
+}
+
+// ExecRequest runs Luau in Studio.
+type ExecRequest struct {
+	SessionID string `json:"sessionId,omitempty"`
+	Code      string `json:"code"`
+}
+
+// OutputLine is one line a script printed.
+type OutputLine struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// ExecData is what running code gave.
+type ExecData struct {
+	Success bool         `json:"success"`
+	Output  []OutputLine `json:"output"`
+	Returns []string     `json:"returns"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// DriftRequest asks for Studio drift.
+type DriftRequest struct {
+	SessionID string   `json:"sessionId,omitempty"`
+	Staged    bool     `json:"staged,omitempty"`
+	Files     []string `json:"files,omitempty"`
+}
+
+// DriftData is work in Studio that git does not have.
+type DriftData struct {
+	Connected bool           `json:"connected"`
+	Drift     bool           `json:"drift"`
+	Changes   []*plan.Change `json:"changes"`
+	// Blocking are the drifted changes touching files being committed (--staged).
+	Blocking []string    `json:"blocking"`
+	Session  SessionData `json:"session"`
+	Message  string      `json:"message,omitempty"`
+}
+
+// ReviewRequest sends a plan to the plugin's review panel and waits for the person.
+type ReviewRequest struct {
+	SessionID string         `json:"sessionId,omitempty"`
+	PlanHash  string         `json:"planHash"`
+	Changes   []*plan.Change `json:"changes"`
+	Mode      string         `json:"mode"`
+}
+
+// ReviewData is the person's decision.
+type ReviewData struct {
+	Decision   string            `json:"decision"`
+	Selections map[string]string `json:"selections"`
+}

@@ -1,0 +1,388 @@
+package project
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/project/format"
+)
+
+// Options tunes Load.
+type Options struct {
+	// DirName names the folder that holds the project file when that folder is the
+	// fs root (a default.project.json's root instance is named after its folder).
+	DirName string
+	// HashOnly skips reading script files on an fs that can give blob ids without
+	// reading (a commit): scripts get RawHash but no Source and no SourceHash.
+	HashOnly bool
+}
+
+// Project is a loaded project: its settings and its instance tree.
+type Project struct {
+	// File is the root project file, relative to the fs root.
+	File string
+	// Dir is the folder of File ("" for the fs root). Every FsPath is relative to it.
+	Dir  string
+	Name string
+	Root *dom.Instance
+
+	ServePort         int
+	ServePlaceIDs     []uint64
+	BlockedPlaceIDs   []uint64
+	PlaceID, GameID   uint64
+	EmitLegacyScripts bool
+	// Warnings are non-fatal findings (duplicate sibling names, dropped keys…).
+	Warnings []string
+}
+
+// IsPlace reports whether the project describes a place (its root is a DataModel).
+func (p *Project) IsPlace() bool { return p.Root != nil && p.Root.ClassName == "DataModel" }
+
+// Error is a project that cannot be loaded. It maps to E_PROJECT_INVALID.
+type Error struct {
+	File         string // relative to the project folder
+	Line, Column int    // 1-based, when parsing failed
+	Msg          string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	}
+	if e.File != "" {
+		return e.File + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// AsCoded converts err into the coded error the CLI and MCP edges report.
+func AsCoded(err error) *errcode.Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		ce := errcode.New(errcode.ProjectInvalid, "invalid project: %s", pe.Error()).
+			Reason("project_invalid", "fix the file named in details.file and run the command again")
+		ce.With("file", pe.File)
+		if pe.Line > 0 {
+			ce.With("line", pe.Line).With("column", pe.Column)
+		}
+		ce.Err = err
+		return ce
+	}
+	return errcode.As(err)
+}
+
+// DefaultFiles are the names probed, in order, when a folder is given as a project.
+var DefaultFiles = []string{"default.project.json", "default.project.jsonc"}
+
+// IsProjectFile reports whether name is a project file name.
+func IsProjectFile(name string) bool {
+	return strings.HasSuffix(name, ".project.json") || strings.HasSuffix(name, ".project.jsonc")
+}
+
+// Load reads the project file at file (a path in fsys, or a folder holding a
+// default project file) and everything it points at.
+func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
+	file = path.Clean(file)
+	if st, err := fs.Stat(fsys, file); err == nil && st.IsDir() {
+		found := ""
+		for _, name := range DefaultFiles {
+			if _, err := fs.Stat(fsys, path.Join(file, name)); err == nil {
+				found = path.Join(file, name)
+				break
+			}
+		}
+		if found == "" {
+			return nil, &Error{File: file, Msg: "no project file was found (default.project.json)"}
+		}
+		file = found
+	}
+	dir := path.Dir(file)
+	if dir == "." {
+		dir = ""
+	}
+	l := &loader{fsys: fsys, opts: opts, projDir: dir}
+	_, hashOK := fsys.(gitblob.BlobHasher)
+	l.hashOnly = opts.HashOnly && hashOK
+
+	name := ""
+	base := path.Base(file)
+	if base == "default.project.json" || base == "default.project.jsonc" {
+		if dir == "" {
+			name = opts.DirName
+		} else {
+			name = path.Base(dir)
+		}
+	} else {
+		name = stripProjectSuffix(base)
+	}
+	pf, err := l.readProjectFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if pf.Name != nil {
+		name = *pf.Name
+	}
+	if name == "" {
+		name = "Project"
+	}
+	ctx := l.contextFor(pf, file, nil)
+	root, err := l.buildNode(ctx, pf, name, pf.Tree, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, l.errf(file, "the project's tree produced no instance (its $path does not exist)")
+	}
+	p := &Project{File: file, Dir: dir, Name: name, Root: root, EmitLegacyScripts: ctx.emitLegacy}
+	if pf.ServePort != nil {
+		p.ServePort = *pf.ServePort
+	}
+	p.ServePlaceIDs = pf.ServePlaceIDs
+	p.BlockedPlaceIDs = pf.BlockedPlaceIDs
+	if pf.PlaceID != nil {
+		p.PlaceID = *pf.PlaceID
+	}
+	if pf.GameID != nil {
+		p.GameID = *pf.GameID
+	}
+	if err := l.resolveRefs(root); err != nil {
+		return nil, err
+	}
+	for _, d := range root.AssignIDs() {
+		l.warnf("duplicate sibling name %q: instances are matched by order", d)
+	}
+	p.Warnings = l.warnings
+	return p, nil
+}
+
+func stripProjectSuffix(name string) string {
+	name = strings.TrimSuffix(name, ".jsonc")
+	name = strings.TrimSuffix(name, ".json")
+	return strings.TrimSuffix(name, ".project")
+}
+
+type loader struct {
+	fsys     fs.FS
+	opts     Options
+	hashOnly bool
+	projDir  string // folder of the root project; FsPaths are relative to it
+	warnings []string
+	// dirStack holds the folders being scanned, to catch symlink loops.
+	dirStack []string
+	refIDs   map[string]*dom.Instance
+}
+
+// context is the per-project-file state: settings that nested projects reset or accumulate.
+type context struct {
+	projectFile string
+	projectDir  string
+	emitLegacy  bool
+	syncRules   []syncRule
+	ignores     []ignoreRule
+}
+
+func (l *loader) warnf(format string, args ...any) {
+	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
+}
+
+// rel turns an fs path into a path relative to the root project's folder.
+func (l *loader) rel(p string) string {
+	if l.projDir == "" {
+		return p
+	}
+	if p == l.projDir {
+		return ""
+	}
+	if r, ok := relTo(l.projDir, p); ok {
+		return r
+	}
+	// Outside the project folder (a $path with ".."): keep it relative with "..".
+	up := strings.Count(l.projDir, "/") + 1
+	return strings.Repeat("../", up) + p
+}
+
+func (l *loader) errf(file string, format string, args ...any) error {
+	return &Error{File: l.rel(file), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (l *loader) contextFor(pf *projectFile, file string, parent *context) *context {
+	dir := path.Dir(file)
+	if dir == "." {
+		dir = ""
+	}
+	c := &context{projectFile: file, projectDir: dir, emitLegacy: true}
+	if pf.EmitLegacyScripts != nil {
+		c.emitLegacy = *pf.EmitLegacyScripts
+	}
+	c.syncRules = pf.syncRules
+	if parent != nil {
+		c.ignores = append(c.ignores, parent.ignores...)
+	}
+	c.ignores = append(c.ignores, pf.ignores...)
+	return c
+}
+
+// readFile reads a file, refusing invalid UTF-8 where the format needs text.
+func (l *loader) readFile(p string) ([]byte, error) {
+	data, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (l *loader) readText(p string) (string, error) {
+	data, err := l.readFile(p)
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(data) {
+		return "", l.errf(p, "the file is not valid UTF-8")
+	}
+	return string(data), nil
+}
+
+// parseJSONC parses a JSON-family file, turning syntax errors into located errors.
+func (l *loader) parseJSONC(p string, data []byte) (json.RawMessage, error) {
+	raw, err := format.ParseJSONC(data)
+	if err != nil {
+		var se *format.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &Error{File: l.rel(p), Line: se.Line, Column: se.Column, Msg: se.Msg}
+		}
+		return nil, l.errf(p, "%v", err)
+	}
+	return raw, nil
+}
+
+// resolvePath joins a $path value onto the folder of its project file.
+func (l *loader) resolvePath(ctx *context, file, p string) (string, error) {
+	if path.IsAbs(p) || (len(p) > 1 && p[1] == ':') {
+		return "", l.errf(file, "$path %q is absolute: use a path relative to the project file", p)
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	joined := path.Clean(path.Join(ctx.projectDir, p))
+	if joined == "." {
+		joined = ""
+	}
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return "", l.errf(file, "$path %q points outside the repository", p)
+	}
+	return joined, nil
+}
+
+func fsName(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// stat follows symlinks (fs.Stat does); a missing path is (nil, nil).
+func (l *loader) stat(p string) (fs.FileInfo, error) {
+	st, err := fs.Stat(l.fsys, fsName(p))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
+	}
+	return st, nil
+}
+
+// snapshotPath turns a path into an instance with the file rules; nil when the path
+// does not exist or matches no rule. The target of a $path is never ignored by globs.
+func (l *loader) snapshotPath(ctx *context, p string, filtered bool) (*dom.Instance, error) {
+	st, err := l.stat(p)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	if filtered && ignored(ctx.ignores, p) {
+		return nil, nil
+	}
+	if st.IsDir() {
+		return l.snapshotDir(ctx, p)
+	}
+	return l.snapshotFile(ctx, p)
+}
+
+// sortedNames lists a folder's entries in byte order.
+func (l *loader) readDir(p string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(l.fsys, fsName(p))
+	if err != nil {
+		return nil, l.errf(p, "cannot read folder: %v", unwrapPathError(err))
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// enterDir guards against symlink loops: a folder reached again while it is still
+// being scanned (through a link to an ancestor) is an error, not an endless walk.
+func (l *loader) enterDir(p string) (func(), error) {
+	real := l.realPath(p)
+	for _, d := range l.dirStack {
+		if d == real {
+			return nil, l.errf(p, "symlink loop: this folder contains itself")
+		}
+	}
+	if len(l.dirStack) > 256 {
+		return nil, l.errf(p, "folders nested too deep (a symlink loop?)")
+	}
+	l.dirStack = append(l.dirStack, real)
+	return func() { l.dirStack = l.dirStack[:len(l.dirStack)-1] }, nil
+}
+
+// realPath resolves symlinks along p inside the fs, as far as the fs can tell.
+func (l *loader) realPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	parts := strings.Split(p, "/")
+	cur := ""
+	for i := 0; i < len(parts); i++ {
+		next := join(cur, parts[i])
+		for hops := 0; hops < 40; hops++ {
+			st, err := fs.Lstat(l.fsys, next)
+			if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+				break
+			}
+			target, err := fs.ReadLink(l.fsys, next)
+			if err != nil {
+				break
+			}
+			if path.IsAbs(target) {
+				return "/abs" + path.Clean(target) + "/" + strings.Join(parts[i+1:], "/")
+			}
+			next = path.Clean(path.Join(cur, target))
+			if next == "." {
+				next = ""
+			}
+		}
+		cur = next
+	}
+	return cur
+}
