@@ -116,12 +116,9 @@ func resolveImplicit(p *reflection.Property, raw json.RawMessage) (Value, error)
 			return Int64(saturate(f, math.MinInt64, math.MaxInt64)), nil
 		}
 	case "Tags":
-		var s []string
-		if json.Unmarshal(raw, &s) != nil {
+		s, err := decodeStrings(raw, nil)
+		if err != nil {
 			return nil, wrong()
-		}
-		if s == nil {
-			s = []string{}
 		}
 		return Tags(s), nil
 	case "Vector2":

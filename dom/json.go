@@ -258,7 +258,7 @@ func strict(body json.RawMessage, dst any) error {
 }
 
 func floats(body json.RawMessage, n int) ([]float32, error) {
-	var fs []float64
+	var fs []*float64 // a nil element is a null, which encoding/json would read as 0
 	if err := strict(body, &fs); err != nil {
 		return nil, err
 	}
@@ -267,7 +267,10 @@ func floats(body json.RawMessage, n int) ([]float32, error) {
 	}
 	out := make([]float32, n)
 	for i, f := range fs {
-		v, err := toFloat32(f)
+		if f == nil {
+			return nil, errors.New("null is not a number")
+		}
+		v, err := toFloat32(*f)
 		if err != nil {
 			return nil, err
 		}
@@ -284,6 +287,36 @@ func toFloat32(f float64) (float32, error) {
 		return 0, fmt.Errorf("%v is out of the range of a 32-bit float", f)
 	}
 	return v, nil
+}
+
+// vec3 and mat3 decode fixed-size arrays strictly: encoding/json would fill a short
+// array with zeros, drop extra elements and read null as 0.
+type (
+	vec3 [3]float32
+	mat3 [3][3]float32
+)
+
+func (v *vec3) UnmarshalJSON(b []byte) error {
+	f, err := floats(b, 3)
+	if err != nil {
+		return err
+	}
+	*v = vec3(f)
+	return nil
+}
+
+func (m *mat3) UnmarshalJSON(b []byte) error {
+	var rows []vec3
+	if err := strict(b, &rows); err != nil {
+		return err
+	}
+	if len(rows) != 3 {
+		return fmt.Errorf("want 3 rows, got %d", len(rows))
+	}
+	for i, r := range rows {
+		m[i] = r
+	}
+	return nil
 }
 
 var intRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
@@ -365,8 +398,8 @@ func decodeUDim(body json.RawMessage) (UDim, error) {
 
 func decodeCFrame(body json.RawMessage) (CFrame, error) {
 	var obj struct {
-		Position    *[3]float32    `json:"position"`
-		Orientation *[3][3]float32 `json:"orientation"`
+		Position    *vec3 `json:"position"`
+		Orientation *mat3 `json:"orientation"`
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -379,10 +412,10 @@ func decodeCFrame(body json.RawMessage) (CFrame, error) {
 			return CFrame{}, errors.New("want [position, orientation]")
 		}
 		var cf CFrame
-		if err := strict(arr[0], &cf.Position); err != nil {
+		if err := strict(arr[0], (*vec3)(&cf.Position)); err != nil {
 			return CFrame{}, err
 		}
-		if err := strict(arr[1], &cf.Orientation); err != nil {
+		if err := strict(arr[1], (*mat3)(&cf.Orientation)); err != nil {
 			return CFrame{}, err
 		}
 		return cf, nil
@@ -397,9 +430,16 @@ func decodeCFrame(body json.RawMessage) (CFrame, error) {
 }
 
 func decodeStrings(body json.RawMessage, allowed []string) ([]string, error) {
-	var s []string
-	if err := strict(body, &s); err != nil {
+	var ps []*string // a nil element is a null, which encoding/json would read as ""
+	if err := strict(body, &ps); err != nil {
 		return nil, err
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			return nil, errors.New("null is not a string")
+		}
+		s[i] = *p
 	}
 	if allowed != nil {
 		for _, name := range s {
@@ -578,8 +618,8 @@ func init() {
 	d["ColorSequence"] = func(b json.RawMessage) (Value, error) {
 		var v struct {
 			Keypoints []struct {
-				Time  *float32    `json:"time"`
-				Color *[3]float32 `json:"color"`
+				Time  *float32 `json:"time"`
+				Color *vec3    `json:"color"`
 			} `json:"keypoints"`
 		}
 		if err := strict(b, &v); err != nil {
@@ -590,24 +630,32 @@ func init() {
 			if k.Time == nil || k.Color == nil {
 				return nil, errors.New("keypoint wants time and color")
 			}
-			seq[i] = ColorKeypoint{Time: *k.Time, Color: *k.Color}
+			seq[i] = ColorKeypoint{Time: *k.Time, Color: Color3(*k.Color)}
 		}
 		return seq, nil
 	}
 	d["Rect"] = func(b json.RawMessage) (Value, error) {
-		var v [][]float32
+		var v []json.RawMessage
 		if err := strict(b, &v); err != nil {
 			return nil, err
 		}
-		if len(v) != 2 || len(v[0]) != 2 || len(v[1]) != 2 {
+		if len(v) != 2 {
 			return nil, errors.New("want [[minX, minY], [maxX, maxY]]")
 		}
-		return Rect{{v[0][0], v[0][1]}, {v[1][0], v[1][1]}}, nil
+		lo, err := floats(v[0], 2)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := floats(v[1], 2)
+		if err != nil {
+			return nil, err
+		}
+		return Rect{{lo[0], lo[1]}, {hi[0], hi[1]}}, nil
 	}
 	d["Ray"] = func(b json.RawMessage) (Value, error) {
 		var v struct {
-			Origin    *[3]float32 `json:"origin"`
-			Direction *[3]float32 `json:"direction"`
+			Origin    *vec3 `json:"origin"`
+			Direction *vec3 `json:"direction"`
 		}
 		if err := strict(b, &v); err != nil {
 			return nil, err
@@ -615,17 +663,17 @@ func init() {
 		if v.Origin == nil || v.Direction == nil {
 			return nil, errors.New("want origin and direction")
 		}
-		return Ray{Origin: *v.Origin, Direction: *v.Direction}, nil
+		return Ray{Origin: Vector3(*v.Origin), Direction: Vector3(*v.Direction)}, nil
 	}
 	d["Region3"] = func(b json.RawMessage) (Value, error) {
-		var v [][]float32
+		var v []vec3
 		if err := strict(b, &v); err != nil {
 			return nil, err
 		}
-		if len(v) != 2 || len(v[0]) != 3 || len(v[1]) != 3 {
+		if len(v) != 2 {
 			return nil, errors.New("want [[min], [max]]")
 		}
-		return Region3{{v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2]}}, nil
+		return Region3{Vector3(v[0]), Vector3(v[1])}, nil
 	}
 	d["Region3int16"] = func(b json.RawMessage) (Value, error) {
 		p, err := pair(b)
