@@ -138,6 +138,8 @@ func TestResolveValueRejects(t *testing.T) {
 		{"Part", "Tags", `[1]`, []string{"Instance.Tags"}},
 		{"Part", "Tags", `["Lava", null]`, []string{"Instance.Tags"}},
 		{"Part", "Size", `[4, null, 2]`, []string{"Part.Size"}},
+		{"Part", "Size", `[4, 1, 2]]`, []string{"Part.Size"}},
+		{"Part", "Size", `[4, 1, 2] [0]`, []string{"Part.Size"}},
 		{"Part", "CFrame", `[0, 10, 0, 1, 0, 0, 0, 1, 0, 0, 0, null]`, []string{"Part.CFrame"}},
 		{"Beam", "TextureContent", `{"Object": "x"}`, []string{"Beam.TextureContent"}},
 		{"TextLabel", "FontFace", `{"family": "f", "weight": "Fat", "style": "Normal"}`, []string{"TextLabel.FontFace"}},

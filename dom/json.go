@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -254,7 +255,13 @@ func strict(body json.RawMessage, dst any) error {
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
-	return d.Decode(dst)
+	if err := d.Decode(dst); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return errors.New("trailing data after the value")
+	}
+	return nil
 }
 
 func floats(body json.RawMessage, n int) ([]float32, error) {

@@ -444,8 +444,19 @@ func TestDecodePayload(t *testing.T) {
 	if want := (Vector3{1, 2, 3}); got != want {
 		t.Errorf("DecodePayload(Vector3, [1, 2, 3]) = %#v, want %#v", got, want)
 	}
-	if got, err := DecodePayload("Nope", json.RawMessage(`1`)); err == nil {
-		t.Errorf("DecodePayload(Nope, 1) = %#v, want error", got)
+	for _, tt := range []struct{ tag, body string }{
+		{"Nope", `1`},
+		// A payload is one JSON value: what follows it is an error, not ignored.
+		{"Vector3", `[1, 2, 3] [4]`},
+		{"Vector3", `[1, 2, 3]]`},
+		{"Bool", `true false`},
+		{"Int32", `1 2`},
+		{"CFrame", `{"position": [0,0,0], "orientation": [[1,0,0],[0,1,0],[0,0,1]]} x`},
+		{"Tags", `["a"] ["b"]`},
+	} {
+		if got, err := DecodePayload(tt.tag, json.RawMessage(tt.body)); err == nil {
+			t.Errorf("DecodePayload(%s, %s) = %#v, want error", tt.tag, tt.body, got)
+		}
 	}
 	// A long payload is shortened in the message.
 	long := json.RawMessage(`"` + strings.Repeat("x", 200) + `"`)
