@@ -219,6 +219,9 @@ func resolveAttribute(raw json.RawMessage) (Value, error) {
 		return nil, fmt.Errorf("empty value")
 	}
 	switch raw[0] {
+	case 'n':
+		// encoding/json would read null as the number 0.
+		return nil, fmt.Errorf("null is not an attribute value")
 	case 't', 'f':
 		var b bool
 		if err := json.Unmarshal(raw, &b); err != nil {

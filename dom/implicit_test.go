@@ -151,6 +151,7 @@ func TestResolveValueRejects(t *testing.T) {
 		{"Part", "BrickColor", `194`, []string{"no implicit form", "BrickColor"}},
 		{"Part", "Attributes", `{"RBXSecret": true}`, []string{"RBXSecret", "reserved"}},
 		{"Part", "Attributes", `[1]`, []string{"attributes must be an object"}},
+		{"Part", "Attributes", `{"Hp": null}`, []string{"Instance.Attributes", "attribute Hp"}},
 		// An unknown tag is not the explicit form; the implicit form then does not fit.
 		{"Part", "Size", `{"Vector4": [1, 2, 3, 4]}`, []string{"Part.Size"}},
 		// A known tag with a bad payload is an explicit value in error.
@@ -213,6 +214,7 @@ func TestResolveAttributesRejects(t *testing.T) {
 		{"Enum", `{"Kind": {"Enum": 288}}`, "type Enum cannot be an attribute"},
 		{"Int64", `{"N": {"Int64": 1}}`, "type Int64 cannot be an attribute"},
 		{"Tags", `{"T": {"Tags": ["a"]}}`, "type Tags cannot be an attribute"},
+		{"null", `{"Hp": null}`, "attribute Hp: null"},
 		{"array shorthand", `{"Pos": [0, 5, 0]}`, "attribute Pos"},
 		{"object not tagged", `{"Pos": {"x": 1}}`, "attribute Pos"},
 		{"bad explicit", `{"Hp": {"Int32": 1.5}}`, "attribute Hp"},
