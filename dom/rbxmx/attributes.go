@@ -13,7 +13,8 @@ import (
 
 // The binary attribute format (Instance.AttributesSerialize): a u32 count, then per
 // attribute a string name, a type byte and the value. Integers and floats are
-// little-endian; a string is a u32 length and the bytes. The type ids follow
+// little-endian; a string is a u32 length and the bytes. A CFrame is its position,
+// then a basic rotation id, or 0 and the matrix row by row. The type ids follow
 // rbx-dom's rbx_types/src/attributes and docs/attributes.md. Int32 (0x04) is the
 // id rbx-dom reads for the Int32 attributes Roblox writes into some places; Studio
 // exposes no Int32 attributes to scripts.
@@ -145,9 +146,8 @@ func (w *attrWriter) value(v dom.Value) error {
 			w.u8(id)
 		} else {
 			w.u8(0)
-			// The matrix is stored as its three columns (right, up, back vectors).
-			for c := range 3 {
-				w.vec(v.Orientation[0][c], v.Orientation[1][c], v.Orientation[2][c])
+			for _, row := range v.Orientation {
+				w.vec(row[:]...)
 			}
 		}
 	case dom.EnumItem:
@@ -360,10 +360,8 @@ func (r *attrReader) value(typ uint8) (dom.Value, error) {
 			return nil, r.err
 		}
 		if id == 0 {
-			for c := range 3 {
-				for row := range 3 {
-					cf.Orientation[row][c] = r.f32()
-				}
+			for row := range 3 {
+				cf.Orientation[row] = [3]float32{r.f32(), r.f32(), r.f32()}
 			}
 			return cf, nil
 		}
