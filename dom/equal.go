@@ -89,6 +89,12 @@ func equalGeneric(a, b any) bool {
 		if errA == nil && errB == nil && (abs64(ia) > 1<<53 || abs64(ib) > 1<<53) {
 			return ia == ib
 		}
+		// u64 values (SecurityCapabilities) above the int64 range.
+		ua, errA := strconv.ParseUint(string(av), 10, 64)
+		ub, errB := strconv.ParseUint(string(bv), 10, 64)
+		if errA == nil && errB == nil && (ua > 1<<53 || ub > 1<<53) {
+			return ua == ub
+		}
 		fa, errA := av.Float64()
 		fb, errB := bv.Float64()
 		return errA == nil && errB == nil && near(fa, fb)

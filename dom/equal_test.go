@@ -59,6 +59,9 @@ func TestEqual(t *testing.T) {
 		{"Int64 below -2^53", Int64(-1<<53 - 1), Int64(-1 << 53), false},
 		{"Int64 min", Int64(math.MinInt64), Int64(math.MinInt64 + 1), false},
 		{"SecurityCapabilities", SecurityCapabilities(1<<60 + 1), SecurityCapabilities(1 << 60), false},
+		{"SecurityCapabilities above 2^63", SecurityCapabilities(1<<63 | 1), SecurityCapabilities(1<<63 | 2), false},
+		{"SecurityCapabilities max", SecurityCapabilities(math.MaxUint64), SecurityCapabilities(math.MaxUint64 - 1), false},
+		{"SecurityCapabilities max same", SecurityCapabilities(math.MaxUint64), SecurityCapabilities(math.MaxUint64), true},
 		{"BrickColor", BrickColor(194), BrickColor(199), false},
 
 		{"Vector3 within", Vector3{1, 2, 3}, Vector3{1.00005, 1.99995, 3}, true},
@@ -134,6 +137,8 @@ func TestEqualJSON(t *testing.T) {
 		{`9007199254740993`, `9007199254740992`, false},
 		{`-9007199254740993`, `-9007199254740992`, false},
 		{`9223372036854775807`, `9223372036854775806`, false},
+		{`18446744073709551615`, `18446744073709551614`, false},
+		{`18446744073709551615`, `18446744073709551615`, true},
 		{`1e2`, `100`, true},
 		{`null`, `null`, true},
 		{`{"a":null}`, `{"a":0}`, false},
