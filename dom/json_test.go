@@ -539,6 +539,15 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add([]byte(tt.in))
 		f.Add([]byte(tt.out))
 	}
+	for _, seed := range []string{
+		`{"Float32": 3.5e38}`,
+		`{"Vector3": [null, 0, 0]}`,
+		`{"SecurityCapabilities": 9223372036854775809}`,
+		`{"Attributes": {"x": {"Attributes": {}}}}`,
+		`{"CFrame": [[0, 0, 0], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]]}`,
+	} {
+		f.Add([]byte(seed))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Unmarshal(data)
 		if err != nil {
