@@ -264,3 +264,13 @@ func errReplayed() *errcode.Error {
 	return errcode.New(errcode.ConfirmTokenReplayed, "confirm token was already used; each token applies once").
 		Reason("spent", nextPlan)
 }
+
+// Peek reads a token's claims WITHOUT checking its signature or expiry. It is only
+// for finding context (which plan a token names) before Verify decides.
+func (s *Store) Peek(tok string) (Claims, error) {
+	var w wireClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(strings.TrimSpace(tok), &w); err != nil {
+		return Claims{}, errInvalid("malformed", "the confirm token is not a JWT", err)
+	}
+	return Claims{PlanHash: w.Subject, SessionID: w.SessionID, ID: w.ID}, nil
+}

@@ -142,8 +142,15 @@ func (a *app) action(command string, body func(ctx context.Context, c *cli.Comma
 
 func (a *app) commands() []*cli.Command {
 	return []*cli.Command{
-		a.versionCommand(),
+		a.serveCommand(),
+		a.statusCommand(),
+		a.syncCommand(),
+		a.scriptCommand(),
+		a.studioCommand(),
+		a.driftCommand(),
+		a.hookCommand(),
 		a.treeCommand(),
 		a.buildCommand(),
+		a.versionCommand(),
 	}
 }

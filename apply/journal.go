@@ -1,0 +1,376 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// Journal states.
+const (
+	statePrepared   = "prepared"    // pre-images saved, nothing staged yet
+	stateStaged     = "staged"      // new contents staged in the journal
+	stateStudioSent = "studio-sent" // the Studio patch was sent: outcome known only to the plugin
+	stateCommitted  = "committed"   // both sides written
+	stateAborted    = "aborted"     // nothing written (or rolled back)
+)
+
+// Journal keeps one record per transaction under a folder of the state dir: the
+// pre-image of every file and Studio value it overwrites, and the staged new files.
+type Journal struct {
+	Dir string
+}
+
+type journalFile struct {
+	Path   string `json:"path"` // relative to the project folder
+	Delete bool   `json:"delete,omitempty"`
+	Dir    bool   `json:"dir,omitempty"`
+	Expect string `json:"expect"`
+	Pre    string `json:"pre,omitempty"` // journal-relative copy of the old bytes
+	New    string `json:"new,omitempty"` // journal-relative staged new bytes
+}
+
+type studioPreImage struct {
+	ChangeID   string         `json:"changeId"`
+	Handle     string         `json:"handle"`
+	Path       string         `json:"path"`
+	ClassName  string         `json:"className"`
+	Source     *string        `json:"source,omitempty"`
+	Properties dom.Properties `json:"properties,omitempty"`
+}
+
+type record struct {
+	j          *Journal
+	dir        string
+	TxID       string           `json:"txId"`
+	State      string           `json:"state"`
+	PlanHash   string           `json:"planHash"`
+	ProjectDir string           `json:"projectDir"`
+	CreatedAt  time.Time        `json:"createdAt"`
+	UpdatedAt  time.Time        `json:"updatedAt"`
+	Files      []journalFile    `json:"files"`
+	Ops        []Op             `json:"ops"`
+	StudioPre  []studioPreImage `json:"studioPreImages"`
+	stageData  []project.FileOp
+}
+
+// Prepare writes the journal record with every pre-image.
+func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
+	r := &record{j: j, dir: filepath.Join(j.Dir, txID), TxID: txID, State: statePrepared, PlanHash: st.Plan.Hash,
+		ProjectDir: st.Dir, CreatedAt: time.Now().UTC(), Ops: w.ops, Files: []journalFile{}, StudioPre: []studioPreImage{}}
+	if err := os.MkdirAll(filepath.Join(r.dir, "pre"), 0o700); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, "new"), 0o700); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
+	}
+	for i, f := range w.files {
+		jf := journalFile{Path: f.Path, Delete: f.Delete, Dir: f.Dir, Expect: f.Expect}
+		if !f.Dir {
+			old, err := os.ReadFile(r.abs(f.Path))
+			switch {
+			case err == nil:
+				jf.Pre = filepath.Join("pre", strconv.Itoa(i))
+				if err := os.WriteFile(filepath.Join(r.dir, jf.Pre), old, 0o600); err != nil {
+					return nil, errcode.Wrap(errcode.Internal, err, "journal pre-image")
+				}
+			case errors.Is(err, fs.ErrNotExist):
+			default:
+				return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
+			}
+		}
+		if !f.Delete && !f.Dir {
+			jf.New = filepath.Join("new", strconv.Itoa(i))
+		}
+		r.Files = append(r.Files, jf)
+	}
+	byID := map[string]bool{}
+	for _, op := range w.ops {
+		if byID[op.ChangeID+op.Handle] || op.Handle == "" {
+			continue
+		}
+		byID[op.ChangeID+op.Handle] = true
+		c := st.Plan.Find(op.ChangeID)
+		if c == nil || c.Studio == nil {
+			continue
+		}
+		pre := studioPreImage{ChangeID: op.ChangeID, Handle: op.Handle, Path: c.Path, ClassName: c.Studio.ClassName, Properties: c.Studio.Properties}
+		if src, ok := c.Studio.Source(); ok {
+			pre.Source = &src
+		}
+		r.StudioPre = append(r.StudioPre, pre)
+	}
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	r.stageData = w.files
+	return r, nil
+}
+
+func (r *record) abs(rel string) string { return filepath.Join(r.ProjectDir, filepath.FromSlash(rel)) }
+
+func (r *record) save() error {
+	r.UpdatedAt = time.Now().UTC()
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "encode journal")
+	}
+	tmp := filepath.Join(r.dir, "journal.json.tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write journal")
+	}
+	if err := os.Rename(tmp, filepath.Join(r.dir, "journal.json")); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write journal")
+	}
+	return nil
+}
+
+// Stage writes the new contents into the journal; nothing in the project changes yet.
+func (r *record) Stage() error {
+	for i, f := range r.Files {
+		if f.New == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(r.dir, f.New), r.stageData[i].Data, 0o600); err != nil {
+			return errcode.Wrap(errcode.Internal, err, "stage "+f.Path)
+		}
+	}
+	r.State = stateStaged
+	return r.save()
+}
+
+// CheckDisk verifies that every file is still what the plan saw.
+func (r *record) CheckDisk() error {
+	var failures []map[string]any
+	for _, f := range r.Files {
+		if f.Dir {
+			continue
+		}
+		actual := ""
+		if b, err := os.ReadFile(r.abs(f.Path)); err == nil {
+			actual = gitblob.Hash(b)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			actual = "unreadable: " + err.Error()
+		}
+		if actual != f.Expect {
+			want := f.Expect
+			if want == "" {
+				want = "(no file)"
+			}
+			if actual == "" {
+				actual = "(no file)"
+			}
+			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": want, "actual": actual})
+		}
+	}
+	if len(failures) > 0 {
+		return errcode.New(errcode.PreconditionFailed, "%d file(s) changed on disk after the plan was recomputed", len(failures)).
+			Reason("disk_moved", "run 'atlas sync plan' again").With("failures", failures)
+	}
+	return nil
+}
+
+// MarkStudioSent records that the Studio patch is about to be sent.
+func (r *record) MarkStudioSent() error {
+	r.State = stateStudioSent
+	return r.save()
+}
+
+// Abort drops the staged files: the project was never touched.
+func (r *record) Abort() {
+	r.State = stateAborted
+	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
+	_ = r.save()
+}
+
+// Commit moves the staged files into the project (each by a rename in its folder,
+// so no reader sees half a file) and deletes removed ones; it is idempotent, so a
+// transaction interrupted here is finished by running it again.
+func (r *record) Commit() ([]FileChange, error) {
+	var changes []FileChange
+	var firstErr error
+	for _, f := range r.Files {
+		target := r.abs(f.Path)
+		var action string
+		var err error
+		switch {
+		case f.Dir && f.Delete:
+			action = "rmdir"
+			if err = os.Remove(target); errors.Is(err, fs.ErrNotExist) {
+				err = nil
+			}
+		case f.Dir:
+			action = "mkdir"
+			err = os.MkdirAll(target, 0o755)
+		case f.Delete:
+			action = "delete"
+			if err = os.Remove(target); errors.Is(err, fs.ErrNotExist) {
+				err = nil
+			}
+		default:
+			action = "write"
+			if f.Pre == "" {
+				action = "create"
+			}
+			err = r.install(f, target)
+		}
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s %s: %w", action, f.Path, err)
+		}
+		changes = append(changes, FileChange{Path: f.Path, Action: action})
+	}
+	if firstErr != nil {
+		// Studio is written; the journal stays open so a later start can finish it.
+		return nil, errcode.Wrap(errcode.Internal, firstErr, "transaction "+r.TxID+" wrote Studio but could not finish writing disk").
+			Reason("disk_commit_failed", "fix the problem (permissions, disk space) and restart 'atlas serve': it finishes the transaction").
+			With("txId", r.TxID).With("pending", true)
+	}
+	r.State = stateCommitted
+	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	if changes == nil {
+		changes = []FileChange{}
+	}
+	return changes, nil
+}
+
+func (r *record) install(f journalFile, target string) error {
+	data, err := os.ReadFile(filepath.Join(r.dir, f.New))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, ".atlas-"+r.TxID+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), target)
+}
+
+// Pending is an open transaction.
+type Pending struct {
+	TxID      string    `json:"txId"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func (j *Journal) records() ([]*record, error) {
+	entries, err := os.ReadDir(j.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "read journal")
+	}
+	var out []*record
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(j.Dir, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, "journal.json"))
+		if err != nil {
+			continue
+		}
+		r := &record{j: j, dir: dir}
+		if json.Unmarshal(b, r) != nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].CreatedAt.Before(out[b].CreatedAt) })
+	return out, nil
+}
+
+// Pending lists transactions that are neither committed nor aborted.
+func (j *Journal) Pending() ([]Pending, error) {
+	recs, err := j.records()
+	if err != nil {
+		return nil, err
+	}
+	out := []Pending{}
+	for _, r := range recs {
+		if r.State != stateCommitted && r.State != stateAborted {
+			out = append(out, Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt})
+		}
+	}
+	return out, nil
+}
+
+// Recover finishes or rolls back every open transaction: one whose Studio patch the
+// plugin reports as applied gets its disk writes; any other is dropped.
+func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
+	recs, err := j.records()
+	if err != nil {
+		return nil, err
+	}
+	var done []Pending
+	var applied map[string]bool
+	for _, r := range recs {
+		switch r.State {
+		case stateCommitted, stateAborted:
+			continue
+		case stateStudioSent:
+			if applied == nil {
+				if s == nil {
+					continue // wait until Studio can tell
+				}
+				ids, err := s.Transactions(ctx)
+				if err != nil {
+					return done, err
+				}
+				applied = map[string]bool{}
+				for _, id := range ids {
+					applied[id] = true
+				}
+			}
+			if applied[r.TxID] {
+				if _, err := r.Commit(); err != nil {
+					return done, err
+				}
+			} else {
+				r.Abort()
+			}
+		default:
+			r.Abort()
+		}
+		done = append(done, Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt})
+	}
+	return done, nil
+}

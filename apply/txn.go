@@ -1,0 +1,403 @@
+package apply
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/token"
+)
+
+// State is a fresh look at both sides, recomputed for the transaction.
+type State struct {
+	Plan    *plan.Plan
+	Project *project.Project
+	// FS is the project folder (FsPaths are paths in it); Dir is its absolute path.
+	FS  fs.FS
+	Dir string
+	// Studio is the snapshot the plan was computed from (for parent handles).
+	Studio *dom.Instance
+}
+
+// Txn runs apply transactions for one project.
+type Txn struct {
+	Tokens    *token.Store
+	Recompute func(ctx context.Context) (*State, error)
+	Studio    Studio
+	Journal   *Journal
+	// SessionID is the Studio session the transaction writes to (the token's sid).
+	SessionID string
+	// PreviousPlan returns the plan a token was issued for, if still known, so a
+	// mismatch can say which changes moved.
+	PreviousPlan func(hash string) *plan.Plan
+	Now          func() time.Time
+}
+
+// Run carries out the transaction. Any refusal leaves both sides as they were.
+func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
+	now := time.Now
+	if t.Now != nil {
+		now = t.Now
+	}
+	claims, err := t.Tokens.Verify(req.Token, t.SessionID, now())
+	if err != nil {
+		return nil, err
+	}
+	if err := validateOverrides(req.Overrides); err != nil {
+		return nil, err
+	}
+	st, err := t.Recompute(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.Plan.Hash != claims.PlanHash {
+		return nil, t.mismatch(claims.PlanHash, st.Plan)
+	}
+	actions, skipped, err := decide(st.Plan, req)
+	if err != nil {
+		return nil, err
+	}
+	w, err := build(st, actions)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{TxID: newTxID(), PlanHash: st.Plan.Hash, Skipped: skipped, StudioOps: len(w.ops), Applied: []Applied{}, Files: []FileChange{}}
+	for _, a := range actions {
+		res.Applied = append(res.Applied, Applied{ID: a.change.ID, Path: a.change.Path, PatchType: a.change.PatchType, Direction: a.dir, FsPath: a.change.FsPath})
+	}
+	if len(actions) == 0 {
+		if err := t.Tokens.Spend(claims); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	rec, err := t.Journal.Prepare(res.TxID, st, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := rec.Stage(); err != nil {
+		rec.Abort()
+		return nil, err
+	}
+	if err := rec.CheckDisk(); err != nil {
+		rec.Abort()
+		return nil, err
+	}
+	if len(w.ops) > 0 {
+		if err := rec.MarkStudioSent(); err != nil {
+			rec.Abort()
+			return nil, err
+		}
+		if err := t.Studio.Apply(ctx, res.TxID, w.ops); err != nil {
+			if errcode.Of(err) == errcode.StudioNotConnected || errcode.Of(err) == errcode.StudioTimeout {
+				// The plugin may or may not have applied: the journal stays open and is
+				// finished or rolled back when Studio answers again.
+				ce := errcode.As(err)
+				return nil, ce.With("txId", res.TxID).With("pending", true).
+					Reason("studio_lost_during_apply",
+						"reconnect Studio; Atlas then finishes or rolls back transaction "+res.TxID,
+						"run 'atlas status' to see pending transactions")
+			}
+			rec.Abort()
+			return nil, err
+		}
+	}
+	files, err := rec.Commit()
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files
+	// Both sides are written. A token that cannot be recorded as spent is harmless:
+	// the next plan differs, so the token no longer matches anything.
+	_ = t.Tokens.Spend(claims)
+	return res, nil
+}
+
+func newTxID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func validateOverrides(ovs []Override) error {
+	seen := map[string]bool{}
+	for i, o := range ovs {
+		if o.ID == "" {
+			return errcode.New(errcode.BadRequest, "override %d has no id", i).Reason("bad_override", "give each override an id from the plan")
+		}
+		switch o.Direction {
+		case plan.Push, plan.Pull, plan.Skip:
+		default:
+			return errcode.New(errcode.BadRequest, "override %s: direction %q is not push, pull or skip", o.ID, o.Direction).
+				Reason("bad_override", "use direction push, pull or skip")
+		}
+		if seen[o.ID] {
+			return errcode.New(errcode.BadRequest, "override %s is given twice", o.ID).Reason("bad_override", "give one override per change id")
+		}
+		seen[o.ID] = true
+	}
+	return nil
+}
+
+// mismatch explains a token whose plan is not the plan of now.
+func (t *Txn) mismatch(tokenHash string, now *plan.Plan) error {
+	e := errcode.New(errcode.ConfirmTokenMismatch, "the plan changed since the token was issued: something moved on disk or in Studio").
+		Reason("plan_changed", "run 'atlas sync plan' again, review the changes, and apply with the new token")
+	e.With("tokenPlanHash", tokenHash).With("currentPlanHash", now.Hash)
+	var old *plan.Plan
+	if t.PreviousPlan != nil {
+		old = t.PreviousPlan(tokenHash)
+	}
+	if old == nil {
+		return e.With("appeared", []string{}).With("vanished", []string{}).With("changed", []string{}).With("diffKnown", false)
+	}
+	appeared, vanished, changed := planDiff(old, now)
+	return e.With("appeared", appeared).With("vanished", vanished).With("changed", changed).With("diffKnown", true)
+}
+
+func planDiff(old, now *plan.Plan) (appeared, vanished, changed []string) {
+	appeared, vanished, changed = []string{}, []string{}, []string{}
+	oldBy := map[string]*plan.Change{}
+	for _, c := range old.Changes {
+		oldBy[c.ID] = c
+	}
+	for _, c := range now.Changes {
+		o, ok := oldBy[c.ID]
+		if !ok {
+			appeared = append(appeared, c.ID)
+			continue
+		}
+		delete(oldBy, c.ID)
+		a, _ := json.Marshal(o)
+		b, _ := json.Marshal(c)
+		if string(a) != string(b) {
+			changed = append(changed, c.ID)
+		}
+	}
+	for id := range oldBy {
+		vanished = append(vanished, id)
+	}
+	sort.Strings(vanished)
+	return appeared, vanished, changed
+}
+
+// action is a change with the direction the transaction carries out.
+type action struct {
+	change *plan.Change
+	dir    string
+}
+
+// decide applies overrides (checking their preconditions) and refuses unresolved changes.
+func decide(p *plan.Plan, req Request) ([]action, []string, error) {
+	overrides := map[string]Override{}
+	var unknown []string
+	for _, o := range req.Overrides {
+		if p.Find(o.ID) == nil {
+			unknown = append(unknown, o.ID)
+		}
+		overrides[o.ID] = o
+	}
+	if len(unknown) > 0 {
+		return nil, nil, errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
+			Reason("unknown_id", "use ids from the plan's changes[].id").With("ids", unknown)
+	}
+	var failures []map[string]any
+	for _, o := range req.Overrides {
+		failures = append(failures, checkOverride(p.Find(o.ID), o)...)
+	}
+	if len(failures) > 0 {
+		return nil, nil, errcode.New(errcode.PreconditionFailed, "%d override precondition(s) do not hold: what you saw is not what is there", len(failures)).
+			Reason("override_precondition", "read the current version (get_script / atlas script get), merge again, and apply with the hash you saw").
+			With("failures", failures)
+	}
+	var actions []action
+	skipped := []string{}
+	var unresolved []string
+	for _, c := range p.Changes {
+		dir := c.Direction
+		if o, ok := overrides[c.ID]; ok {
+			dir = o.Direction
+		}
+		switch dir {
+		case plan.Skip:
+			skipped = append(skipped, c.ID)
+		case "":
+			if req.SkipUnresolved {
+				skipped = append(skipped, c.ID)
+			} else {
+				unresolved = append(unresolved, c.ID)
+			}
+		default:
+			actions = append(actions, action{change: c, dir: dir})
+		}
+	}
+	if len(unresolved) > 0 {
+		return nil, nil, errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(unresolved)).
+			Reason("unresolved", "pass --override ID=push|pull|skip for each listed id", "or pass --skip-unresolved to leave them as they are").
+			With("ids", unresolved)
+	}
+	return actions, skipped, nil
+}
+
+func checkOverride(c *plan.Change, o Override) []map[string]any {
+	var out []map[string]any
+	fail := func(field, expected, actual string) {
+		out = append(out, map[string]any{"id": c.ID, "field": field, "expected": expected, "actual": actual})
+	}
+	if o.StudioHash != nil && *o.StudioHash != c.StudioHash {
+		fail("studioHash", *o.StudioHash, c.StudioHash)
+	}
+	if o.DiskHash != nil && *o.DiskHash != c.DiskHash {
+		fail("diskHash", *o.DiskHash, c.DiskHash)
+	}
+	names := make([]string, 0, len(o.ExpectedProperties))
+	for k := range o.ExpectedProperties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		raw := o.ExpectedProperties[name]
+		var actual dom.Value
+		if c.Studio != nil {
+			actual = c.Studio.Properties[name]
+		}
+		class := c.ClassName
+		want, err := dom.ResolveValue(class, name, raw)
+		if err != nil {
+			fail("properties."+name, string(raw), "invalid expected value: "+err.Error())
+			continue
+		}
+		if !dom.Equal(want, actual) {
+			fail("properties."+name, string(dom.MustMarshal(want)), marshalOrNull(actual))
+		}
+	}
+	return out
+}
+
+func marshalOrNull(v dom.Value) string {
+	if v == nil {
+		return "null"
+	}
+	return string(dom.MustMarshal(v))
+}
+
+// work is everything a transaction will write.
+type work struct {
+	ops   []Op
+	files []project.FileOp
+}
+
+// build turns actions into Studio ops and file writes.
+func build(st *State, actions []action) (*work, error) {
+	w := &work{}
+	diskIdx := st.Project.Root.Index()
+	studioIdx := map[string]*dom.Instance{}
+	if st.Studio != nil {
+		studioIdx = st.Studio.Index()
+	}
+	for _, a := range actions {
+		c := a.change
+		var err error
+		if a.dir == plan.Push {
+			err = w.push(c, studioIdx)
+		} else {
+			err = w.pull(st, c, diskIdx)
+		}
+		if err != nil {
+			var r *project.Refusal
+			if errors.As(err, &r) {
+				return nil, errcode.New(errcode.Unresolved, "change %s (%s) cannot be pulled: %s", c.ID, c.Path, r.Msg).
+					Reason(r.Reason, "override this change with push or skip").With("ids", []string{c.ID})
+			}
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
+	switch c.PatchType {
+	case plan.Add:
+		parent := studioIdx[c.Disk.Parent.ID]
+		if parent == nil {
+			return errcode.New(errcode.Internal, "no Studio parent for %s", c.Path)
+		}
+		w.ops = append(w.ops, Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+	case plan.Remove:
+		w.ops = append(w.ops, Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID})
+	case plan.Edit:
+		if c.Disk.ClassName != c.Studio.ClassName {
+			parent := c.Studio.Parent
+			w.ops = append(w.ops,
+				Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID},
+				Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+			return nil
+		}
+		set := dom.Properties{}
+		var props []string
+		for _, f := range c.Fields {
+			switch f {
+			case "Source":
+				if src, ok := c.Disk.Source(); ok {
+					set["Source"] = dom.String(src)
+				}
+			default:
+				props = append(props, f)
+				if v, ok := c.Disk.Properties[f]; ok {
+					set[f] = v
+				}
+			}
+		}
+		w.ops = append(w.ops, Op{Op: "edit", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, props), Set: set, ChangeID: c.ID})
+	}
+	return nil
+}
+
+// expectOf is the precondition of overwriting s: its Source hash and the given properties.
+func expectOf(s *dom.Instance, props []string) *Expect {
+	e := &Expect{}
+	if s.IsScript() {
+		e.SourceSha1 = s.SourceHash
+	}
+	for _, p := range props {
+		if v, ok := s.Properties[p]; ok {
+			if e.Properties == nil {
+				e.Properties = dom.Properties{}
+			}
+			e.Properties[p] = v
+		}
+	}
+	return e
+}
+
+func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance) error {
+	var ops []project.FileOp
+	var err error
+	switch c.PatchType {
+	case plan.Edit:
+		ops, err = project.PullEdit(st.Project, st.FS, c.Disk, c.Studio, c.Fields)
+	case plan.Add: // on disk, not in Studio: pulling removes it from disk
+		ops, err = project.PullRemove(st.Project, st.FS, c.Disk)
+	case plan.Remove: // in Studio, not on disk: pulling creates it on disk
+		diskParent := diskIdx[c.Studio.Parent.ID]
+		if diskParent == nil {
+			return &project.Refusal{Path: c.Path, Reason: "parent_not_on_disk", Msg: "its parent is not on disk"}
+		}
+		ops, err = project.PullAdd(st.Project, st.FS, diskParent, c.Studio)
+	}
+	if err != nil {
+		return err
+	}
+	w.files = append(w.files, ops...)
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/errcode"
+)
+
+// hookMarker identifies a pre-commit hook Atlas wrote; any other hook is never touched.
+const hookMarker = "# installed by atlas hook install"
+
+func (a *app) hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "install or remove the git pre-commit hook that reports Studio drift",
+		Commands: []*cli.Command{
+			{
+				Name:  "install",
+				Usage: "install the pre-commit hook (runs 'atlas drift --staged')",
+				Flags: []cli.Flag{jsonFlag},
+				Action: a.action("hook.install", func(ctx context.Context, c *cli.Command) error {
+					path, err := a.hookPath(ctx)
+					if err != nil {
+						return err
+					}
+					if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) {
+						return errcode.New(errcode.Busy, "%s exists and was not written by Atlas; leaving it alone", path).
+							Reason("foreign_hook", "add 'atlas drift --staged' to your hook yourself, or move it away and run this again")
+					}
+					exe, err := os.Executable()
+					if err != nil {
+						exe = "atlas"
+					} else if r, err := filepath.EvalSymlinks(exe); err == nil {
+						exe = r
+					}
+					script := fmt.Sprintf(`#!/bin/sh
+%s
+# Reports work in Roblox Studio that git does not have; blocks the commit only when
+# that work touches files being committed. Skip once with: git commit --no-verify
+ATLAS=%s
+[ -x "$ATLAS" ] || ATLAS=atlas
+exec "$ATLAS" drift --staged
+`, hookMarker, shellQuote(exe))
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						return errcode.Wrap(errcode.Internal, err, "create hooks folder")
+					}
+					if err := writeFileAtomic(path, []byte(script)); err != nil {
+						return errcode.Wrap(errcode.Internal, err, "write hook")
+					}
+					if err := os.Chmod(path, 0o755); err != nil {
+						return errcode.Wrap(errcode.Internal, err, "make hook executable")
+					}
+					a.emit("hook.install", map[string]string{"path": path, "atlas": exe}, nil, func(w io.Writer) {
+						fmt.Fprintf(w, "installed %s\n", path)
+					})
+					return nil
+				}),
+			},
+			{
+				Name:  "uninstall",
+				Usage: "remove the pre-commit hook if Atlas wrote it",
+				Flags: []cli.Flag{jsonFlag},
+				Action: a.action("hook.uninstall", func(ctx context.Context, c *cli.Command) error {
+					path, err := a.hookPath(ctx)
+					if err != nil {
+						return err
+					}
+					old, err := os.ReadFile(path)
+					if os.IsNotExist(err) {
+						a.emit("hook.uninstall", map[string]any{"path": path, "removed": false}, nil, func(w io.Writer) {
+							fmt.Fprintln(w, "no pre-commit hook installed")
+						})
+						return nil
+					}
+					if err != nil {
+						return errcode.Wrap(errcode.Internal, err, "read hook")
+					}
+					if !bytes.Contains(old, []byte(hookMarker)) {
+						return errcode.New(errcode.Busy, "%s was not written by Atlas; leaving it alone", path).
+							Reason("foreign_hook", "edit the hook yourself")
+					}
+					if err := os.Remove(path); err != nil {
+						return errcode.Wrap(errcode.Internal, err, "remove hook")
+					}
+					a.emit("hook.uninstall", map[string]any{"path": path, "removed": true}, nil, func(w io.Writer) {
+						fmt.Fprintf(w, "removed %s\n", path)
+					})
+					return nil
+				}),
+			},
+		},
+	}
+}
+
+// hookPath asks git where the pre-commit hook lives (honouring core.hooksPath).
+func (a *app) hookPath(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "hooks/pre-commit")
+	cmd.Dir = a.cwd
+	out, err := cmd.Output()
+	if err != nil {
+		return "", errcode.New(errcode.NotFound, "not in a git repository (or git is not installed)").
+			Reason("no_repo", "run this inside the project's git repository")
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.cwd, p)
+	}
+	return p, nil
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/host"
+)
+
+func (a *app) serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the Atlas host for the project (Studio connects to it; CLI commands use it)",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "port on 127.0.0.1 (0 picks a free one)"},
+			&cli.BoolFlag{Name: "emulate", Usage: "also run the Studio emulator (the real plugin on a mock place)"},
+			&cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from; it is saved back on exit"},
+			&cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews (accept, abort, none)"},
+		},
+		Action: a.action("serve", func(ctx context.Context, c *cli.Command) error {
+			loc, err := a.locate(c)
+			if err != nil {
+				return err
+			}
+			stateDir, err := a.stateDir()
+			if err != nil {
+				return err
+			}
+			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger})
+			if err != nil {
+				return err
+			}
+			if err := h.Start(ctx); err != nil {
+				return err
+			}
+			defer h.Close()
+			fmt.Fprintf(a.stderr, "atlas: serving %s\natlas: local API %s, plugin endpoint %s\n", loc.File, h.URL(), h.PluginURL())
+			if c.Bool("emulate") {
+				em, err := a.startEmulator(ctx, h, c.String("place"), c.String("review"), logger)
+				if err != nil {
+					return err
+				}
+				defer em.Stop()
+				fmt.Fprintln(a.stderr, "atlas: Studio emulator connected")
+				select {
+				case <-ctx.Done():
+				case err := <-em.Done():
+					return errcode.New(errcode.StudioNotConnected, "the emulator exited: %v", err)
+				}
+				return nil
+			}
+			<-ctx.Done()
+			return nil
+		}),
+	}
+}
+
+// startEmulator starts the emulator on the host: from --place if given (saved back on
+// exit), else from the project at the base commit.
+func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review string, logger *slog.Logger) (*host.Emulator, error) {
+	pluginDir, err := host.FindPluginDir(a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	save := ""
+	if place != "" {
+		if !filepath.IsAbs(place) {
+			place = filepath.Join(a.cwd, place)
+		}
+		save = place
+		if _, err := os.Stat(place); err != nil {
+			pf, err := h.InitialPlace()
+			if err != nil {
+				return nil, err
+			}
+			if err := host.WritePlace(place, pf); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "write place")
+			}
+		}
+	} else {
+		pf, err := h.InitialPlace()
+		if err != nil {
+			return nil, err
+		}
+		tmp, err := os.CreateTemp("", "atlas-place-*.json")
+		if err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "write place")
+		}
+		tmp.Close()
+		place = tmp.Name()
+		if err := host.WritePlace(place, pf); err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "write place")
+		}
+	}
+	return host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: place, Save: save, Review: review, Logger: logger})
+}

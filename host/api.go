@@ -1,0 +1,282 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/atlas-rbx/atlas/envelope"
+	"github.com/atlas-rbx/atlas/errcode"
+)
+
+// maxRequestBytes caps a local API request body.
+const maxRequestBytes = 32 << 20
+
+// routes serves the local API: POST /api/v1/<call> with a JSON body, answered with
+// the JSON envelope. Every call needs the bearer secret from the state dir.
+func (h *Host) routes(mux *http.ServeMux) {
+	handle := func(name, command string, call func(ctx context.Context, body []byte) (any, []string, error)) {
+		mux.HandleFunc("/api/v1/"+name, func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Origin") != "" || !loopbackHost(r.Host) {
+				http.Error(w, "forbidden", http.StatusForbidden)
+				return
+			}
+			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if subtle.ConstantTimeCompare([]byte(got), []byte(h.secret)) != 1 {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			if r.Method != http.MethodPost {
+				http.Error(w, "use POST", http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+			var env *envelope.Envelope
+			switch {
+			case err != nil:
+				env = envelope.Fail(command, errcode.Wrap(errcode.BadRequest, err, "read request"), nil, nil)
+			case len(body) > maxRequestBytes:
+				env = envelope.Fail(command, errcode.New(errcode.PayloadTooLarge, "request larger than %d bytes", maxRequestBytes), nil, nil)
+			default:
+				data, warnings, err := call(r.Context(), body)
+				if err != nil {
+					env = envelope.Fail(command, err, nil, warnings)
+				} else {
+					env = envelope.OK(command, data, warnings)
+				}
+			}
+			w.Write(env.Marshal())
+		})
+	}
+	handle("status", "status", func(ctx context.Context, _ []byte) (any, []string, error) {
+		d, err := h.Status(ctx)
+		return d, nil, err
+	})
+	handle("plan", "sync.plan", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req PlanRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Plan(ctx, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, d.Warnings, nil
+	})
+	handle("apply", "sync.apply", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req ApplyRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Apply(ctx, req)
+		return d, nil, err
+	})
+	handle("script", "script.get", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req ScriptRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Script(ctx, req)
+		return d, nil, err
+	})
+	handle("exec", "studio.exec", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req ExecRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Exec(ctx, req)
+		return d, nil, err
+	})
+	handle("drift", "drift", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req DriftRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Drift(ctx, req)
+		return d, nil, err
+	})
+	handle("review", "review", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req ReviewRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Review(ctx, req)
+		return d, nil, err
+	})
+}
+
+func decode(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(dst); err != nil {
+		return errcode.Wrap(errcode.BadRequest, err, "bad request").Reason("bad_request", "check the request fields")
+	}
+	return nil
+}
+
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Client talks to a running host over the local API. It implements Engine.
+type Client struct {
+	reg    *Registration
+	secret string
+	http   *http.Client
+}
+
+// Dial finds the running host of a project through the state dir.
+func Dial(stateDir, projectFile string) (*Client, error) {
+	dir := ProjectStateDir(stateDir, projectFile)
+	noHost := func(why string) error {
+		return errcode.New(errcode.NoHost, "no Atlas host is running for %s (%s)", projectFile, why).
+			Reason("no_host", "start one with 'atlas serve' (or 'atlas serve --emulate' without Roblox Studio)")
+	}
+	reg, err := readRegistration(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, noHost("not registered")
+		}
+		return nil, noHost(err.Error())
+	}
+	if !processAlive(reg.PID) {
+		return nil, noHost(fmt.Sprintf("pid %d is gone", reg.PID))
+	}
+	secret, err := readSecret(dir)
+	if err != nil {
+		return nil, noHost(err.Error())
+	}
+	return &Client{reg: reg, secret: secret, http: &http.Client{}}, nil
+}
+
+// Registration is the host's registration.
+func (c *Client) Registration() *Registration { return c.reg }
+
+func (c *Client) call(ctx context.Context, name string, req, dst any) ([]string, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "encode request")
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+name, bytes.NewReader(body))
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "build request")
+	}
+	hr.Header.Set("Authorization", "Bearer "+c.secret)
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(hr)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+c.reg.URL).
+			Reason("no_host", "start it with 'atlas serve'")
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.NoHost, err, "read host answer")
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, errcode.New(errcode.NoHost, "host answered %s", resp.Status).Reason("no_host", "restart 'atlas serve'")
+	}
+	var env struct {
+		OK       bool               `json:"ok"`
+		Data     json.RawMessage    `json:"data"`
+		Warnings []string           `json:"warnings"`
+		Errors   []envelope.Problem `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "decode host answer")
+	}
+	if !env.OK {
+		if len(env.Errors) == 0 {
+			return env.Warnings, errcode.New(errcode.Internal, "host failed without an error")
+		}
+		p := env.Errors[0]
+		return env.Warnings, &errcode.Error{Code: p.Code, Message: p.Message, Details: p.Details}
+	}
+	if dst != nil {
+		if err := json.Unmarshal(env.Data, dst); err != nil {
+			return env.Warnings, errcode.Wrap(errcode.Internal, err, "decode host data")
+		}
+	}
+	return env.Warnings, nil
+}
+
+func (c *Client) Status(ctx context.Context) (*StatusData, error) {
+	var d StatusData
+	_, err := c.call(ctx, "status", struct{}{}, &d)
+	return &d, err
+}
+
+func (c *Client) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
+	var d PlanData
+	w, err := c.call(ctx, "plan", req, &d)
+	d.Warnings = w
+	return &d, err
+}
+
+func (c *Client) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
+	var d ApplyData
+	_, err := c.call(ctx, "apply", req, &d)
+	return &d, err
+}
+
+func (c *Client) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
+	var d ScriptData
+	_, err := c.call(ctx, "script", req, &d)
+	return &d, err
+}
+
+func (c *Client) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
+	var d ExecData
+	_, err := c.call(ctx, "exec", req, &d)
+	return &d, err
+}
+
+func (c *Client) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
+	var d DriftData
+	_, err := c.call(ctx, "drift", req, &d)
+	return &d, err
+}
+
+func (c *Client) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
+	var d ReviewData
+	_, err := c.call(ctx, "review", req, &d)
+	return &d, err
+}
+
+var _ Engine = (*Client)(nil)
+
+// waitReady polls the host until it answers, for callers that just started one.
+func waitReady(ctx context.Context, c *Client) error {
+	for {
+		if _, err := c.Status(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

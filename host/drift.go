@@ -1,0 +1,104 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/plan"
+)
+
+// driftReasons are the reasons that mean Studio moved away from the base.
+var driftReasons = map[string]bool{
+	plan.StudioChanged: true, plan.BothChanged: true, plan.NewInStudio: true,
+	plan.DeletedInStudio: true, plan.DeleteEditConflict: true,
+}
+
+// Drift reports work in Studio that git does not have.
+func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
+	d := &DriftData{Changes: []*plan.Change{}, Blocking: []string{}}
+	c, err := h.compute(ctx, req.SessionID, "")
+	if err != nil {
+		if errcode.Of(err) == errcode.StudioNotConnected {
+			d.Message = "no Studio session is connected: drift unknown"
+			return d, nil
+		}
+		return nil, err
+	}
+	d.Connected = true
+	d.Session = sessionData(c.session)
+	for _, ch := range c.plan.Changes {
+		if driftReasons[ch.Reason] {
+			d.Changes = append(d.Changes, ch)
+		}
+	}
+	d.Drift = len(d.Changes) > 0
+	if req.Staged {
+		files := req.Files
+		if files == nil {
+			files, err = h.stagedFiles()
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, ch := range d.Changes {
+			if touches(ch, files) {
+				d.Blocking = append(d.Blocking, ch.ID)
+			}
+		}
+	}
+	return d, nil
+}
+
+// stagedFiles lists the files being committed, relative to the project folder.
+func (h *Host) stagedFiles() ([]string, error) {
+	repo, err := gitblob.Discover(h.loc.Dir)
+	if errors.Is(err, gitblob.ErrNoRepo) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "open git repository")
+	}
+	paths, err := repo.StagedChanges()
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "read the git index")
+	}
+	out := []string{}
+	for _, p := range paths {
+		if rel, ok := within(h.loc.Dir, filepath.Join(repo.Root(), filepath.FromSlash(p))); ok {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// touches reports whether a change's file (or folder) is among files.
+func touches(ch *plan.Change, files []string) bool {
+	fsPath := ch.FsPath
+	if fsPath == "" && ch.Studio != nil && ch.Studio.Parent != nil {
+		return false
+	}
+	for _, f := range files {
+		if f == fsPath || strings.HasPrefix(f, fsPath+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func isAbs(p string) bool { return filepath.IsAbs(p) }
+
+// within returns target relative to dir ('/' separators) if it is inside dir.
+func within(dir, target string) (string, bool) {
+	rel, err := filepath.Rel(dir, filepath.Clean(target))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	if rel == "." {
+		return "", true
+	}
+	return filepath.ToSlash(rel), true
+}

@@ -1,0 +1,228 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/reflection"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// PlaceNode is an instance in the emulator's place file.
+type PlaceNode struct {
+	Name       string         `json:"name"`
+	ClassName  string         `json:"className"`
+	Properties dom.Properties `json:"properties"`
+	Children   []*PlaceNode   `json:"children"`
+}
+
+// PlaceFile is the emulator's place format (plugin/README.md).
+type PlaceFile struct {
+	PlaceID   int64                        `json:"placeId"`
+	PlaceName string                       `json:"placeName"`
+	Root      *PlaceNode                   `json:"root"`
+	Drafts    map[string]string            `json:"drafts,omitempty"`
+	Enums     map[string]map[string]uint32 `json:"enums,omitempty"`
+}
+
+// PlaceFromTree turns an instance tree into a place file; enums used by its
+// properties are included so the emulator can build EnumItems.
+func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
+	pf := &PlaceFile{PlaceName: name, Enums: map[string]map[string]uint32{}}
+	var conv func(i *dom.Instance) *PlaceNode
+	conv = func(i *dom.Instance) *PlaceNode {
+		n := &PlaceNode{Name: i.Name, ClassName: i.ClassName, Properties: dom.Properties{}, Children: []*PlaceNode{}}
+		for k, v := range i.Properties {
+			n.Properties[k] = v
+			if v.Type() == "Enum" {
+				if _, enum, ok := dom.PropertyType(i.ClassName, k); ok && enum != "" {
+					if e, ok := reflection.LookupEnum(enum); ok {
+						pf.Enums[enum] = e.Items
+					}
+				}
+			}
+		}
+		for _, c := range i.Children {
+			n.Children = append(n.Children, conv(c))
+		}
+		return n
+	}
+	pf.Root = conv(root)
+	pf.Root.Name = "Game"
+	pf.Root.ClassName = "DataModel"
+	return pf
+}
+
+// InitialPlace is the place the emulator starts with: the project built at the base
+// commit (Studio in sync with HEAD), or the disk project when there is no base.
+func (h *Host) InitialPlace() (*PlaceFile, error) {
+	disk, err := h.loadDisk()
+	if err != nil {
+		return nil, err
+	}
+	root := disk.Root
+	if base, err := h.loadBase(""); err == nil && base != nil {
+		full, err := project.Load(base.fsys, h.loc.FileInFS, project.Options{DirName: h.loc.DirName()})
+		if err == nil {
+			root = full.Root
+		}
+	}
+	return PlaceFromTree(root, disk.Name), nil
+}
+
+// FindPluginDir finds the plugin folder (with its installed node modules): $ATLAS_PLUGIN_DIR,
+// else a "plugin" folder beside the executable or in the working folder or a parent.
+func FindPluginDir(getenv func(string) string) (string, error) {
+	ok := func(dir string) bool {
+		_, e1 := os.Stat(filepath.Join(dir, "emulator", "run.mjs"))
+		_, e2 := os.Stat(filepath.Join(dir, "node_modules", "luau-web"))
+		return e1 == nil && e2 == nil
+	}
+	if d := getenv("ATLAS_PLUGIN_DIR"); d != "" {
+		if ok(d) {
+			return d, nil
+		}
+		return "", errcode.New(errcode.NotFound, "ATLAS_PLUGIN_DIR=%s has no emulator/run.mjs with node_modules", d).
+			Reason("no_emulator", "run 'npm ci' in the plugin folder")
+	}
+	var starts []string
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		starts = append(starts, filepath.Dir(exe))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	for _, s := range starts {
+		for dir := s; ; dir = filepath.Dir(dir) {
+			if ok(filepath.Join(dir, "plugin")) {
+				return filepath.Join(dir, "plugin"), nil
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return "", errcode.New(errcode.NotFound, "the Studio emulator was not found (plugin/emulator/run.mjs with node_modules)").
+		Reason("no_emulator", "run 'npm ci' in the plugin folder of the Atlas source, or set ATLAS_PLUGIN_DIR")
+}
+
+// Emulator is a running Studio emulator: the real plugin on a mock DataModel.
+type Emulator struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// EmulatorOptions start an emulator.
+type EmulatorOptions struct {
+	PluginDir string
+	URL       string
+	// Place is the place file to load; Save, if set, is where the place is written on exit.
+	Place, Save string
+	Review      string // accept, abort or none
+	SessionID   string
+	Logger      *slog.Logger
+}
+
+// StartEmulator runs `node emulator/run.mjs` and waits until it has connected.
+func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, errcode.New(errcode.NotFound, "node is not installed: the Studio emulator runs on Node.js").
+			Reason("no_node", "install Node.js 20 or later")
+	}
+	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", o.Place}
+	if o.Save != "" {
+		args = append(args, "--save", o.Save)
+	}
+	if o.Review != "" {
+		args = append(args, "--review", o.Review)
+	}
+	if o.SessionID != "" {
+		args = append(args, "--session-id", o.SessionID)
+	}
+	cmd := exec.Command(node, args...)
+	cmd.Dir = o.PluginDir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = nil
+	if err := cmd.Start(); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "start the emulator")
+	}
+	e := &Emulator{cmd: cmd, done: make(chan error, 1)}
+	connected := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		once := false
+		for sc.Scan() {
+			line := sc.Text()
+			if o.Logger != nil {
+				o.Logger.Info("emulator", "line", line)
+			}
+			if !once && len(line) >= 19 && line[:19] == "emulator: connected" {
+				once = true
+				close(connected)
+			}
+		}
+		e.done <- cmd.Wait()
+	}()
+	select {
+	case <-connected:
+		return e, nil
+	case err := <-e.done:
+		return nil, errcode.New(errcode.Internal, "the emulator exited before connecting: %v", err)
+	case <-time.After(60 * time.Second):
+		e.Stop()
+		return nil, errcode.New(errcode.StudioTimeout, "the emulator did not connect within 60 s")
+	case <-ctx.Done():
+		e.Stop()
+		return nil, ctx.Err()
+	}
+}
+
+// Stop asks the emulator to save and exit, and waits for it.
+func (e *Emulator) Stop() error {
+	if e.cmd.Process == nil {
+		return nil
+	}
+	_ = e.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-e.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("emulator exited: %w", err)
+		}
+		return err
+	case <-time.After(10 * time.Second):
+		_ = e.cmd.Process.Kill()
+		return errors.New("emulator did not stop in 10 s; killed")
+	}
+}
+
+// Done reports the emulator's exit.
+func (e *Emulator) Done() <-chan error { return e.done }
+
+// WritePlace writes a place file as JSON.
+func WritePlace(path string, pf *PlaceFile) error {
+	b, err := json.Marshal(pf)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}

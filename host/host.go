@@ -1,0 +1,674 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/token"
+)
+
+// DefaultPort is where the plugin looks for a host unless told otherwise.
+const DefaultPort = 34873
+
+// Options configures a host.
+type Options struct {
+	Location *project.Location
+	StateDir string
+	// Port to listen on (127.0.0.1); 0 picks a free one.
+	Port    int
+	Version string
+	Kind    string // "serve" or "mcp"
+	Logger  *slog.Logger
+}
+
+// Host is the engine for one project.
+type Host struct {
+	opts    Options
+	loc     *project.Location
+	dir     string // the project's state folder
+	key     string
+	log     *slog.Logger
+	bridge  *bridge.Server
+	tokens  *token.Store
+	journal *apply.Journal
+
+	ln     net.Listener
+	srv    *http.Server
+	secret string
+	port   int
+
+	// mu serializes mutating commands (apply); a second one gets E_BUSY.
+	mu sync.Mutex
+
+	cacheMu sync.Mutex
+	plans   []*cachedPlan // recent plans, newest last
+	base    *baseCache
+
+	recoverMu sync.Mutex
+	closed    chan struct{}
+	wg        sync.WaitGroup
+}
+
+type cachedPlan struct {
+	plan *plan.Plan
+	base string
+}
+
+type baseCache struct {
+	commit string
+	ref    string
+	fsys   fs.FS
+	proj   *project.Project
+}
+
+// New prepares a host; Start makes it listen.
+func New(opts Options) (*Host, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Kind == "" {
+		opts.Kind = "serve"
+	}
+	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, closed: make(chan struct{})}
+	h.key = ProjectKey(h.loc.File)
+	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
+	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "create state folder")
+	}
+	tokens, err := token.Open(h.dir, h.key)
+	if err != nil {
+		return nil, err
+	}
+	h.tokens = tokens
+	h.journal = &apply.Journal{Dir: h.dir + string(os.PathSeparator) + "journal"}
+	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger})
+	return h, nil
+}
+
+// Start listens on 127.0.0.1, registers the host in the state dir, and starts
+// finishing open transactions as soon as Studio can say what it applied.
+func (h *Host) Start(ctx context.Context) error {
+	if reg, err := readRegistration(h.dir); err == nil && reg.PID != os.Getpid() && processAlive(reg.PID) {
+		if c, err := Dial(h.opts.StateDir, h.loc.File); err == nil {
+			if _, err := c.Status(ctx); err == nil {
+				return errcode.New(errcode.Busy, "a host for this project is already running (pid %d, port %d)", reg.PID, reg.Port).
+					Reason("host_running", "use the running host, or stop it first")
+			}
+		}
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.opts.Port)))
+	if err != nil {
+		return errcode.Wrap(errcode.Busy, err, "listen on port "+strconv.Itoa(h.opts.Port)).
+			Reason("port_in_use", "pass --port 0 to pick a free port, or stop what uses the port")
+	}
+	h.ln = ln
+	h.port = ln.Addr().(*net.TCPAddr).Port
+	mux := http.NewServeMux()
+	mux.Handle("/plugin", h.bridge)
+	h.routes(mux)
+	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	h.secret, err = register(h.dir, Registration{PID: os.Getpid(), Port: h.port, URL: h.URL(), ProjectFile: h.loc.File,
+		Version: h.opts.Version, StartedAt: time.Now().UTC(), Kind: h.opts.Kind})
+	if err != nil {
+		ln.Close()
+		return errcode.Wrap(errcode.Internal, err, "register host")
+	}
+	h.wg.Add(2)
+	go func() {
+		defer h.wg.Done()
+		if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			h.log.Error("local API stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer h.wg.Done()
+		h.recoverLoop()
+	}()
+	return nil
+}
+
+// URL is the host's base URL.
+func (h *Host) URL() string { return "http://127.0.0.1:" + strconv.Itoa(h.port) }
+
+// PluginURL is where the plugin connects.
+func (h *Host) PluginURL() string { return "ws://127.0.0.1:" + strconv.Itoa(h.port) + "/plugin" }
+
+// Port is the port the host listens on.
+func (h *Host) Port() int { return h.port }
+
+// Bridge is the plugin endpoint (for tests and the emulator).
+func (h *Host) Bridge() *bridge.Server { return h.bridge }
+
+// Close stops the host and removes its registration.
+func (h *Host) Close() error {
+	select {
+	case <-h.closed:
+		return nil
+	default:
+	}
+	close(h.closed)
+	h.bridge.Close()
+	if h.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		h.srv.Shutdown(ctx)
+	}
+	h.wg.Wait()
+	unregister(h.dir, os.Getpid())
+	return nil
+}
+
+// recoverLoop finishes or rolls back open transactions whenever a Studio session
+// (re)connects.
+func (h *Host) recoverLoop() {
+	ch, stop := h.bridge.Subscribe()
+	defer stop()
+	h.recoverPending()
+	for {
+		select {
+		case <-h.closed:
+			return
+		case <-ch:
+			h.recoverPending()
+		}
+	}
+}
+
+func (h *Host) recoverPending() {
+	h.recoverMu.Lock()
+	defer h.recoverMu.Unlock()
+	pending, err := h.journal.Pending()
+	if err != nil || len(pending) == 0 {
+		return
+	}
+	var studio apply.Studio
+	if s, err := h.bridge.Session(""); err == nil {
+		studio = &sessionStudio{s: s}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done, err := h.journal.Recover(ctx, studio)
+	if err != nil {
+		h.log.Warn("could not finish open transactions yet", "err", err)
+	}
+	for _, d := range done {
+		h.log.Info("finished open transaction", "txId", d.TxID, "state", d.State)
+	}
+}
+
+// sessionStudio adapts a bridge session to apply.Studio.
+type sessionStudio struct{ s *bridge.Session }
+
+func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []apply.Op) error {
+	return a.s.Call(ctx, "apply", map[string]any{"txId": txID, "ops": ops}, nil)
+}
+
+func (a *sessionStudio) Transactions(ctx context.Context) ([]string, error) {
+	var res struct {
+		TxIDs []string `json:"txIds"`
+	}
+	if err := a.s.Call(ctx, "transactions", struct{}{}, &res); err != nil {
+		return nil, err
+	}
+	return res.TxIDs, nil
+}
+
+func sessionData(s *bridge.Session) SessionData {
+	i := s.Info()
+	return SessionData{ID: i.ID, PlaceID: i.PlaceID, PlaceName: i.PlaceName, PluginVersion: i.PluginVersion, ConnectedAt: i.ConnectedAt}
+}
+
+// Status reports the project, the host and the connected sessions.
+func (h *Host) Status(ctx context.Context) (*StatusData, error) {
+	d := &StatusData{
+		Project:  ProjectData{Name: h.projectName(), File: h.loc.File, Dir: h.loc.Dir},
+		Host:     HostData{PID: os.Getpid(), Port: h.port, URL: h.URL(), Version: h.opts.Version, Kind: h.opts.Kind},
+		Sessions: []SessionData{},
+	}
+	for _, s := range h.bridge.Sessions() {
+		d.Sessions = append(d.Sessions, SessionData{ID: s.ID, PlaceID: s.PlaceID, PlaceName: s.PlaceName, PluginVersion: s.PluginVersion, ConnectedAt: s.ConnectedAt})
+	}
+	pending, err := h.journal.Pending()
+	if err != nil {
+		return nil, err
+	}
+	d.Pending = pending
+	return d, nil
+}
+
+func (h *Host) projectName() string {
+	p, err := project.LoadDisk(h.loc)
+	if err != nil {
+		return h.loc.DirName()
+	}
+	return p.Name
+}
+
+// loadDisk loads the project from disk; sync needs a place project.
+func (h *Host) loadDisk() (*project.Project, error) {
+	p, err := project.LoadDisk(h.loc)
+	if err != nil {
+		return nil, project.AsCoded(err)
+	}
+	if !p.IsPlace() {
+		return nil, errcode.New(errcode.ProjectInvalid, "the project's root is a %s, not a DataModel: Atlas syncs place projects", p.Root.ClassName).
+			Reason("not_a_place", `set "$className": "DataModel" on the project's tree`)
+	}
+	return p, nil
+}
+
+// loadBase builds the project at rev (default HEAD). No repository, an unborn HEAD,
+// or a commit without the project file is "no base": (nil, nil).
+func (h *Host) loadBase(rev string) (*baseCache, error) {
+	repo, err := gitblob.Discover(h.loc.Dir)
+	if errors.Is(err, gitblob.ErrNoRepo) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "open git repository")
+	}
+	commit, err := repo.Resolve(rev)
+	if errors.Is(err, gitblob.ErrNoBase) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.NotFound, err, "resolve base revision "+strconv.Quote(rev)).
+			Reason("bad_revision", "pass --base with a branch, tag or commit that exists")
+	}
+	ref := rev
+	if rev == "" || rev == "HEAD" {
+		if r, err := repo.HeadRef(); err == nil && r != "" {
+			ref = r
+		} else {
+			ref = "HEAD"
+		}
+	}
+	h.cacheMu.Lock()
+	if h.base != nil && h.base.commit == commit {
+		b := *h.base
+		h.cacheMu.Unlock()
+		b.ref = ref
+		return &b, nil
+	}
+	h.cacheMu.Unlock()
+	fsys, err := repo.CommitFS(commit)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
+	}
+	if _, err := fs.Stat(fsys, h.loc.FileInFS); err != nil {
+		return nil, nil // the project file is not committed yet
+	}
+	p, err := project.Load(fsys, h.loc.FileInFS, project.Options{DirName: h.loc.DirName(), HashOnly: true})
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
+			Reason("base_invalid", "pass --base with a commit whose project loads")
+	}
+	b := &baseCache{commit: commit, ref: ref, fsys: fsys, proj: p}
+	h.cacheMu.Lock()
+	h.base = b
+	h.cacheMu.Unlock()
+	return b, nil
+}
+
+// resolveBaseHashes gives base scripts their Source hash. The commit's tree holds
+// the hash of each file's bytes; that equals the Source hash unless the file has
+// CRLF line endings, so a blob is read only when neither side matches it.
+func resolveBaseHashes(b *baseCache, disk, studio *dom.Instance) {
+	if b == nil {
+		return
+	}
+	d, s := disk.Index(), map[string]*dom.Instance{}
+	if studio != nil {
+		s = studio.Index()
+	}
+	b.proj.Root.Walk(func(x *dom.Instance) bool {
+		if !x.IsScript() || x.SourceHash != "" || x.RawHash == "" {
+			return true
+		}
+		if di := d[x.ID]; di != nil && di.SourceHash == x.RawHash {
+			x.SourceHash = x.RawHash
+			return true
+		}
+		if si := s[x.ID]; si != nil && si.SourceHash == x.RawHash {
+			x.SourceHash = x.RawHash
+			return true
+		}
+		data, err := fs.ReadFile(b.fsys, joinFS(b.proj.Dir, x.FsPath))
+		if err != nil {
+			x.SourceHash = x.RawHash
+			return true
+		}
+		src := project.NormalizeSource(string(data))
+		x.Properties["Source"] = dom.String(src)
+		x.SourceHash = gitblob.Hash([]byte(src))
+		return true
+	})
+}
+
+func joinFS(dir, rel string) string {
+	if dir == "" {
+		return rel
+	}
+	return dir + "/" + rel
+}
+
+func (h *Host) session(id string) (*bridge.Session, error) {
+	s, err := h.bridge.Session(id)
+	if err != nil {
+		ce := errcode.As(err)
+		if ce.Code == errcode.StudioNotConnected {
+			ce.Reason("no_studio", "open the place in Roblox Studio with the Atlas plugin, or run 'atlas serve --emulate'")
+		} else if ce.Code == errcode.StudioAmbiguous {
+			ce.Reason("several_studios", "pass --session ID (see 'atlas status')")
+		}
+		return nil, ce
+	}
+	return s, nil
+}
+
+// computed is a fresh plan with everything it was computed from.
+type computed struct {
+	plan    *plan.Plan
+	disk    *project.Project
+	studio  *dom.Instance
+	base    *baseCache
+	session *bridge.Session
+}
+
+// compute reads disk, base and Studio, and computes the plan.
+func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
+	s, err := h.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	disk, err := h.loadDisk()
+	if err != nil {
+		return nil, err
+	}
+	base, err := h.loadBase(baseRev)
+	if err != nil {
+		return nil, err
+	}
+	var baseRoot *dom.Instance
+	if base != nil {
+		baseRoot = base.proj.Root
+	}
+	studio, err := snapshot(ctx, s, scope(disk.Root, baseRoot))
+	if err != nil {
+		return nil, err
+	}
+	resolveBaseHashes(base, disk.Root, studio)
+	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID}
+	if base != nil {
+		in.BaseCommit, in.BaseRef = base.commit, base.ref
+	}
+	return &computed{plan: plan.Compute(in), disk: disk, studio: studio, base: base, session: s}, nil
+}
+
+func (h *Host) remember(p *plan.Plan, base string) {
+	h.cacheMu.Lock()
+	defer h.cacheMu.Unlock()
+	h.plans = append(h.plans, &cachedPlan{plan: p, base: base})
+	if len(h.plans) > 16 {
+		h.plans = h.plans[len(h.plans)-16:]
+	}
+}
+
+func (h *Host) recall(hash string) *cachedPlan {
+	h.cacheMu.Lock()
+	defer h.cacheMu.Unlock()
+	for i := len(h.plans) - 1; i >= 0; i-- {
+		if h.plans[i].plan.Hash == hash {
+			return h.plans[i]
+		}
+	}
+	return nil
+}
+
+// Plan computes a plan and issues its confirm token.
+func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
+	c, err := h.compute(ctx, req.SessionID, req.Base)
+	if err != nil {
+		return nil, err
+	}
+	h.remember(c.plan, req.Base)
+	tok, claims, err := h.tokens.Issue(c.plan.Hash, c.plan.SessionID, req.TTL, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	d := &PlanData{
+		PlanHash: c.plan.Hash, ConfirmToken: tok, ExpiresAt: claims.ExpiresAt.UTC(),
+		Base:    BaseData{Commit: c.plan.BaseCommit, Ref: c.plan.BaseRef},
+		Session: sessionData(c.session), Summary: c.plan.Summary(), Changes: c.plan.Changes,
+		Warnings: c.disk.Warnings,
+	}
+	if c.base == nil {
+		d.Warnings = append(d.Warnings, "no base commit (no git repository, no commit yet, or the project file is not committed): every difference is unresolved")
+	}
+	if req.Sources {
+		d.Sources = sourcesOf(c)
+	}
+	return d, nil
+}
+
+func sourcesOf(c *computed) map[string]ChangeSources {
+	out := map[string]ChangeSources{}
+	for _, ch := range c.plan.Changes {
+		var cs ChangeSources
+		any := false
+		for _, side := range []struct {
+			i   *dom.Instance
+			dst **string
+		}{{ch.Disk, &cs.Disk}, {ch.Studio, &cs.Studio}, {ch.Base, &cs.Base}} {
+			if side.i == nil {
+				continue
+			}
+			if src, ok := side.i.Source(); ok {
+				s := src
+				*side.dst = &s
+				any = true
+			}
+		}
+		if any {
+			out[ch.ID] = cs
+		}
+	}
+	return out
+}
+
+// Apply runs the apply transaction.
+func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
+	if !h.mu.TryLock() {
+		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
+			Reason("busy", "wait for it to finish and plan again")
+	}
+	defer h.mu.Unlock()
+	if req.Token == "" {
+		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
+			Reason("token_required", "run 'atlas sync plan' and pass its confirmToken with --token")
+	}
+	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
+		h.recoverPending()
+		if pending, _ = h.journal.Pending(); len(pending) > 0 {
+			return nil, errcode.New(errcode.Busy, "transaction %s is still open: Studio has not said whether it applied it", pending[0].TxID).
+				Reason("transaction_pending", "reconnect Studio so Atlas can finish or roll it back", "run 'atlas status'").
+				With("pending", pending)
+		}
+	}
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	baseRev := ""
+	t := &apply.Txn{
+		Tokens:    h.tokens,
+		Studio:    &sessionStudio{s: s},
+		Journal:   h.journal,
+		SessionID: s.Info().ID,
+		PreviousPlan: func(hash string) *plan.Plan {
+			if cp := h.recall(hash); cp != nil {
+				return cp.plan
+			}
+			return nil
+		},
+	}
+	t.Recompute = func(ctx context.Context) (*apply.State, error) {
+		c, err := h.compute(ctx, s.Info().ID, baseRev)
+		if err != nil {
+			return nil, err
+		}
+		return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio}, nil
+	}
+	// The token names the plan; the plan names its base. Recompute against the same base.
+	if claims, err := h.tokens.Peek(req.Token); err == nil {
+		if cp := h.recall(claims.PlanHash); cp != nil {
+			baseRev = cp.base
+		}
+	}
+	res, err := t.Run(ctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
+	if err != nil {
+		return nil, err
+	}
+	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
+}
+
+// Script reads a script as Studio has it, found by id or by its file.
+func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
+	if (req.ID == "") == (req.FsPath == "") {
+		return nil, errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass --id ID or --fs-path PATH")
+	}
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	disk, err := h.loadDisk()
+	if err != nil {
+		return nil, err
+	}
+	var target *dom.Instance
+	if req.ID != "" {
+		target = disk.Root.Index()[req.ID]
+		if target == nil {
+			if base, _ := h.loadBase(""); base != nil {
+				target = base.proj.Root.Index()[req.ID]
+			}
+		}
+		if target == nil {
+			// Maybe a Studio-only instance: look it up in a snapshot of what the project manages.
+			var baseRoot *dom.Instance
+			if base, _ := h.loadBase(""); base != nil {
+				baseRoot = base.proj.Root
+			}
+			studio, err := snapshot(ctx, s, scope(disk.Root, baseRoot))
+			if err != nil {
+				return nil, err
+			}
+			target = studio.Index()[req.ID]
+		}
+		if target == nil {
+			return nil, errcode.New(errcode.NotFound, "no instance with id %s", req.ID).
+				Reason("not_found", "use an id from 'atlas sync plan' or 'atlas tree --json'")
+		}
+	} else {
+		rel, err := h.relPath(req.FsPath)
+		if err != nil {
+			return nil, err
+		}
+		disk.Root.Walk(func(x *dom.Instance) bool {
+			if target == nil && x.FsPath == rel {
+				target = x
+			}
+			return target == nil
+		})
+		if target == nil {
+			return nil, errcode.New(errcode.NotFound, "no instance comes from %s", rel).
+				Reason("not_found", "pass the path of a script file in the project")
+		}
+	}
+	var res struct {
+		Source     string `json:"source"`
+		SourceSha1 string `json:"sourceSha1"`
+		ClassName  string `json:"className"`
+		IsDraft    bool   `json:"isDraft"`
+	}
+	err = s.Call(ctx, "getScript", map[string]any{"path": nonNilPath(target.PathNames()), "draft": req.Draft}, &res)
+	if err != nil {
+		return nil, err
+	}
+	return &ScriptData{ID: target.ID, FsPath: target.FsPath, InstancePath: target.Path(), ClassName: res.ClassName,
+		Source: res.Source, StudioHash: gitblob.Hash([]byte(res.Source)), IsDraft: res.IsDraft}, nil
+}
+
+func nonNilPath(p []string) []string {
+	if p == nil {
+		return []string{}
+	}
+	return p
+}
+
+// relPath turns a user's path (absolute, or relative to the project folder) into a
+// project-relative path, refusing anything outside the project.
+func (h *Host) relPath(p string) (string, error) {
+	abs := p
+	if !isAbs(p) {
+		abs = h.loc.Abs(p)
+	}
+	rel, ok := within(h.loc.Dir, abs)
+	if !ok {
+		return "", errcode.New(errcode.NotFound, "%s is outside the project folder %s", p, h.loc.Dir).
+			Reason("outside_project", "pass a path inside the project")
+	}
+	return rel, nil
+}
+
+// Exec runs Luau code in Studio.
+func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var res ExecData
+	if err := s.Call(ctx, "exec", map[string]any{"code": req.Code}, &res); err != nil {
+		return nil, err
+	}
+	if res.Output == nil {
+		res.Output = []OutputLine{}
+	}
+	if res.Returns == nil {
+		res.Returns = []string{}
+	}
+	return &res, nil
+}
+
+// Review sends changes to the plugin's review panel and waits for the person.
+func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var res ReviewData
+	if err := s.Call(ctx, "review", map[string]any{"planHash": req.PlanHash, "changes": req.Changes, "mode": req.Mode}, &res); err != nil {
+		return nil, err
+	}
+	if res.Selections == nil {
+		res.Selections = map[string]string{}
+	}
+	return &res, nil
+}
+
+var _ Engine = (*Host)(nil)
