@@ -23,6 +23,9 @@ type snap struct {
 }
 
 func snapshot(roots []*dom.Instance) []snap {
+	if len(roots) == 0 {
+		return nil
+	}
 	out := make([]snap, len(roots))
 	for i, r := range roots {
 		out[i] = snap{Class: r.ClassName, Name: r.Name, Props: r.Properties, Children: snapshot(r.Children)}
