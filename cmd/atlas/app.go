@@ -149,6 +149,7 @@ func (a *app) commands() []*cli.Command {
 		a.studioCommand(),
 		a.driftCommand(),
 		a.hookCommand(),
+		a.mcpCommand(),
 		a.treeCommand(),
 		a.buildCommand(),
 		a.versionCommand(),

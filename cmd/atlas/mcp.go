@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/mcpserver"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+func (a *app) mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve Atlas's tools to an AI agent over MCP (stdio); becomes the host if none is running",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "port when it becomes the host (falls back to a free one)"},
+			&cli.BoolFlag{Name: "emulate", Usage: "when it becomes the host, also run the Studio emulator"},
+			&cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from (saved back on exit)"},
+			&cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews"},
+		},
+		Action: a.action("mcp", func(ctx context.Context, c *cli.Command) error {
+			// stdout carries JSON-RPC only: everything else goes to stderr.
+			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			loc, err := a.locate(c)
+			if err != nil {
+				return err
+			}
+			stateDir, err := a.stateDir()
+			if err != nil {
+				return err
+			}
+			var eng host.Engine
+			if cl, err := host.Dial(stateDir, loc.File); err == nil {
+				if _, err := cl.Status(ctx); err == nil {
+					logger.Info("using the running Atlas host", "url", cl.Registration().URL)
+					eng = cl
+				}
+			}
+			if eng == nil {
+				h, err := a.startOwnHost(ctx, loc, stateDir, int(c.Int("port")), logger)
+				if err != nil {
+					return err
+				}
+				defer h.Close()
+				logger.Info("serving as the Atlas host", "plugin", h.PluginURL())
+				if c.Bool("emulate") {
+					em, err := a.startEmulator(ctx, h, c.String("place"), c.String("review"), logger)
+					if err != nil {
+						return err
+					}
+					defer em.Stop()
+				}
+				eng = h
+			}
+			srv := mcpserver.New(eng, Version)
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			if err != nil && ctx.Err() == nil && err != io.EOF {
+				fmt.Fprintln(a.stderr, "atlas mcp:", err)
+			}
+			return nil
+		}),
+	}
+}
+
+// startOwnHost makes this process the project's host: on port (or a free one when
+// it is taken), so Studio's plugin can connect to it.
+func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir string, port int, logger *slog.Logger) (*host.Host, error) {
+	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: port, Version: Version, Kind: "mcp", Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Start(ctx); err != nil {
+		if errcode.As(err).Details["reasonCode"] != "port_in_use" || port == 0 {
+			return nil, err
+		}
+		logger.Warn("port taken; using a free one (point the plugin at it)", "port", port)
+		h, err = host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "mcp", Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		if err := h.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,46 @@
+package mcpserver
+
+const instructions = `Atlas keeps a Roblox Studio place and a Rojo project in git in sync, transactionally.
+Workflow: sync_plan (read-only: every difference, with a confirmToken) → inspect the changes →
+for a conflict, get_script to read Studio's version and merge → sync_apply with yes:true, the
+token, and overrides that carry the studioHash you saw. Nothing is written without proof that it
+overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.`
+
+const descPlan = `Plan a sync between the project on disk and the place in Roblox Studio. Read-only.
+Returns every difference (changes[]: id, path, className, patchType Add|Edit|Remove from disk to
+Studio, direction push|pull|null, reason from a three-way comparison with the git base, studioHash,
+diskHash, baseHash, fsPath, properties {current (Studio), incoming (disk), base}) and a short-lived
+confirmToken bound to this exact plan (planHash, expiresAt).
+Next: inspect; for direction null (both_changed, delete_edit_conflict, no_base) call get_script to
+read Studio's text, merge into the file if needed, and decide push/pull/skip; then sync_apply.`
+
+const descApply = `Apply a plan from sync_plan: pass its confirmToken and yes: true. Atlas recomputes
+the plan and refuses (E_CONFIRM_TOKEN_MISMATCH) if anything moved since, checks each override's
+preconditions (studioHash, diskHash, expectedProperties: E_PRECONDITION_FAILED on mismatch), refuses
+unresolved changes (E_UNRESOLVED) unless skipUnresolved, then writes Studio and disk, both or neither.
+Overrides: [{id, direction: push|pull|skip, studioHash: the hash you saw}] — include studioHash
+whenever you overwrite Studio's version of a script. A token works once and expires in minutes.`
+
+const descGetScript = `Read a script's Source as it is in Roblox Studio now, by id (from a plan) or
+fsPath (the script's file in the project). fromDraft: true reads the unsaved editor text if the script
+is open. Returns source, studioHash (git blob SHA-1 of the source: pass it as the override's
+studioHash when you apply), className, instancePath, id, fsPath, isDraft.
+Errors: E_NOT_FOUND, E_NOT_A_SCRIPT; an fsPath outside the project is refused.`
+
+const descAtlasSync = `Sync in one step. mode: dryrun (plan only, nothing written); fastfail (apply if
+every change resolves by default or by your overrides, else status fastfail_unresolved with the full
+change list); standard (apply if every change resolves, otherwise show the plan in Studio's review
+panel and wait for the person); manual (always ask the person in Studio). Statuses: success, empty,
+dryrun, fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
+
+const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed
+(print, warn, error) and returned. A script error is returned as data (success: false), not as a
+tool failure. It can change the place: prefer sync for edits that belong in git.`
+
+const descStatus = `Show the Atlas host, the project, and the connected Studio sessions (id, placeId,
+placeName), plus open transactions. Read-only. Use a session id with other tools when several Studio
+windows are connected.`
+
+const descDrift = `Report drift: work in Studio that git does not have (studio_changed, both_changed,
+new_in_studio, deleted_in_studio, delete_edit_conflict). With staged: true, only drift touching files
+staged for commit is listed as blocking. Read-only.`

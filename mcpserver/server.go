@@ -1,0 +1,213 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/envelope"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/host"
+)
+
+// MaxArgumentBytes caps the arguments of one tool call.
+const MaxArgumentBytes = 4 << 20
+
+// New returns an MCP server whose tools call eng.
+func New(eng host.Engine, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "atlas", Title: "Atlas: Roblox Studio ⇄ git sync", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+	})
+	t := &tools{eng: eng}
+	s.AddReceivingMiddleware(sizeGuard)
+	no, yes := false, true
+	mcp.AddTool(s, &mcp.Tool{Name: "sync_plan", Description: descPlan,
+		Annotations: &mcp.ToolAnnotations{Title: "Plan a sync", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.syncPlan)
+	mcp.AddTool(s, &mcp.Tool{Name: "sync_apply", Description: descApply,
+		Annotations: &mcp.ToolAnnotations{Title: "Apply a planned sync", DestructiveHint: &yes, OpenWorldHint: &no}}, t.syncApply)
+	mcp.AddTool(s, &mcp.Tool{Name: "get_script", Description: descGetScript,
+		Annotations: &mcp.ToolAnnotations{Title: "Read a script in Studio", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.getScript)
+	mcp.AddTool(s, &mcp.Tool{Name: "atlas_sync", Description: descAtlasSync,
+		Annotations: &mcp.ToolAnnotations{Title: "Sync in one step", DestructiveHint: &yes, OpenWorldHint: &no}}, t.atlasSync)
+	mcp.AddTool(s, &mcp.Tool{Name: "run_code", Description: descRunCode,
+		Annotations: &mcp.ToolAnnotations{Title: "Run Luau in Studio", DestructiveHint: &yes, OpenWorldHint: &no}}, t.runCode)
+	mcp.AddTool(s, &mcp.Tool{Name: "studio_status", Description: descStatus,
+		Annotations: &mcp.ToolAnnotations{Title: "Studio connection status", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.studioStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
+		Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.drift)
+	return s
+}
+
+// sizeGuard refuses oversized tool arguments before they are decoded.
+func sizeGuard(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
+				err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
+					Reason("payload_too_large", "send less: split the work into several calls")
+				env := envelope.Fail(commandOf(p.Name), err, nil, nil)
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}, StructuredContent: env}, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func commandOf(tool string) string {
+	switch tool {
+	case "sync_plan":
+		return "sync.plan"
+	case "sync_apply":
+		return "sync.apply"
+	case "get_script":
+		return "script.get"
+	case "run_code":
+		return "studio.exec"
+	case "studio_status":
+		return "status"
+	}
+	return tool
+}
+
+type tools struct{ eng host.Engine }
+
+// reply builds a tool result whose structured content is the envelope and whose
+// text is the same envelope (after an optional human summary).
+func reply(command string, data any, warnings []string, err error, summary string) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	var env *envelope.Envelope
+	if err != nil {
+		env = envelope.Fail(command, err, data, warnings)
+	} else {
+		env = envelope.OK(command, data, warnings)
+	}
+	text := string(env.Marshal())
+	if summary != "" {
+		text = summary + "\n<json>" + text + "</json>"
+	}
+	return &mcp.CallToolResult{IsError: err != nil, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, env, nil
+}
+
+// PlanIn is sync_plan's input.
+type PlanIn struct {
+	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id from studio_status; omit when one Studio is connected"`
+	Base      string `json:"base,omitempty" jsonschema:"git revision to compare against (default HEAD)"`
+}
+
+func (t *tools) syncPlan(ctx context.Context, _ *mcp.CallToolRequest, in PlanIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	d, err := t.eng.Plan(ctx, host.PlanRequest{SessionID: in.SessionID, Base: in.Base})
+	if err != nil {
+		return reply("sync.plan", nil, nil, err, "")
+	}
+	return reply("sync.plan", d, d.Warnings, nil, "")
+}
+
+// ApplyIn is sync_apply's input.
+type ApplyIn struct {
+	ConfirmToken   string           `json:"confirmToken,omitempty" jsonschema:"the confirmToken returned by sync_plan"`
+	Yes            bool             `json:"yes,omitempty" jsonschema:"must be true: you confirm the plan you inspected"`
+	Overrides      []apply.Override `json:"overrides,omitempty" jsonschema:"per-change directions: {id, direction: push|pull|skip, studioHash?, diskHash?, expectedProperties?}; include the studioHash you saw to prove what you overwrite"`
+	SkipUnresolved bool             `json:"skipUnresolved,omitempty" jsonschema:"leave changes without a direction as they are instead of refusing"`
+	SessionID      string           `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+}
+
+func (t *tools) syncApply(ctx context.Context, _ *mcp.CallToolRequest, in ApplyIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	if !in.Yes {
+		err := errcode.New(errcode.ConfirmRequired, "sync_apply writes Studio and disk: call it with yes: true after inspecting the plan").
+			Reason("confirm_required", "inspect the plan from sync_plan, then call sync_apply with yes: true and its confirmToken")
+		return reply("sync.apply", nil, nil, err, "")
+	}
+	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: in.Overrides, SkipUnresolved: in.SkipUnresolved})
+	if err != nil {
+		return reply("sync.apply", nil, nil, err, "")
+	}
+	return reply("sync.apply", d, nil, nil, "")
+}
+
+// ScriptIn is get_script's input.
+type ScriptIn struct {
+	ID        string `json:"id,omitempty" jsonschema:"instance id (changes[].id of a plan)"`
+	FsPath    string `json:"fsPath,omitempty" jsonschema:"the script's file, relative to the project folder"`
+	FromDraft bool   `json:"fromDraft,omitempty" jsonschema:"read the unsaved editor text if the script is open in Studio"`
+	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+}
+
+// ScriptOut is get_script's data.
+type ScriptOut struct {
+	ID           string `json:"id"`
+	FsPath       string `json:"fsPath"`
+	InstancePath string `json:"instancePath"`
+	ClassName    string `json:"className"`
+	Source       string `json:"source"`
+	StudioHash   string `json:"studioHash"`
+	IsDraft      bool   `json:"isDraft"`
+}
+
+func (t *tools) getScript(ctx context.Context, _ *mcp.CallToolRequest, in ScriptIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	if (in.ID == "") == (in.FsPath == "") {
+		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass id (from a plan) or fsPath")
+		return reply("script.get", nil, nil, err, "")
+	}
+	d, err := t.eng.Script(ctx, host.ScriptRequest{SessionID: in.SessionID, ID: in.ID, FsPath: in.FsPath, Draft: in.FromDraft})
+	if err != nil {
+		return reply("script.get", nil, nil, err, "")
+	}
+	return reply("script.get", ScriptOut(*d), nil, nil, "")
+}
+
+// RunIn is run_code's input.
+type RunIn struct {
+	Code      string `json:"code" jsonschema:"Luau code to run in Studio; print/warn output and returned values come back"`
+	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+}
+
+func (t *tools) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	if strings.TrimSpace(in.Code) == "" {
+		return reply("studio.exec", nil, nil, errcode.New(errcode.BadRequest, "code is empty").Reason("bad_request", "pass Luau code"), "")
+	}
+	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
+	if err != nil {
+		return reply("studio.exec", nil, nil, err, "")
+	}
+	return reply("studio.exec", d, nil, nil, "")
+}
+
+// StatusIn is studio_status's input (none).
+type StatusIn struct{}
+
+func (t *tools) studioStatus(ctx context.Context, _ *mcp.CallToolRequest, _ StatusIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	d, err := t.eng.Status(ctx)
+	if err != nil {
+		return reply("status", nil, nil, err, "")
+	}
+	return reply("status", d, nil, nil, "")
+}
+
+// DriftIn is drift's input.
+type DriftIn struct {
+	Staged    bool   `json:"staged,omitempty" jsonschema:"only drift touching files staged for commit blocks"`
+	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+}
+
+func (t *tools) drift(ctx context.Context, _ *mcp.CallToolRequest, in DriftIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+	d, err := t.eng.Drift(ctx, host.DriftRequest{SessionID: in.SessionID, Staged: in.Staged})
+	if err != nil {
+		return reply("drift", nil, nil, err, "")
+	}
+	summary := "No Studio drift."
+	switch {
+	case !d.Connected:
+		summary = d.Message
+	case d.Drift:
+		summary = fmt.Sprintf("Studio has %d change(s) that git does not have.", len(d.Changes))
+	}
+	return reply("drift", d, nil, nil, summary)
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
