@@ -79,7 +79,7 @@ func refuse(inst *dom.Instance, reason, format string, args ...any) *Refusal {
 // project does not set yet goes to the instance's own meta or model file. A field
 // that no file can hold is refused with a *Refusal.
 func PullEdit(p *Project, fsys fs.FS, disk, studio *dom.Instance, fields []string) ([]FileOp, error) {
-	w := newWriter(p, fsys)
+	w := newEditor(p, fsys)
 	for _, f := range fields {
 		if err := w.edit(disk, studio, f); err != nil {
 			return nil, withPath(err, disk.Path())
@@ -250,8 +250,8 @@ func metaName(disk *dom.Instance) string {
 	return disk.Name
 }
 
-// writer collects the edits of PullEdit, one pending content per file.
-type writer struct {
+// editor collects the edits of PullEdit, one pending content per file.
+type editor struct {
 	p     *Project
 	fsys  fs.FS
 	files map[string]*pendingFile
@@ -265,11 +265,11 @@ type pendingFile struct {
 	data   []byte // content to write; nil while a new file is untouched
 }
 
-func newWriter(p *Project, fsys fs.FS) *writer {
-	return &writer{p: p, fsys: fsys, files: map[string]*pendingFile{}}
+func newEditor(p *Project, fsys fs.FS) *editor {
+	return &editor{p: p, fsys: fsys, files: map[string]*pendingFile{}}
 }
 
-func (w *writer) file(p string) (*pendingFile, error) {
+func (w *editor) file(p string) (*pendingFile, error) {
 	if f, ok := w.files[p]; ok {
 		return f, nil
 	}
@@ -287,7 +287,7 @@ func (w *writer) file(p string) (*pendingFile, error) {
 	return f, nil
 }
 
-func (w *writer) ops() ([]FileOp, error) {
+func (w *editor) ops() ([]FileOp, error) {
 	var ops []FileOp
 	for _, p := range w.order {
 		f := w.files[p]
@@ -302,9 +302,9 @@ func (w *writer) ops() ([]FileOp, error) {
 	return ops, nil
 }
 
-// layer is a JSON object that sets the instance's properties: a meta file, a model
+// propLayer is a JSON object that sets the instance's properties: a meta file, a model
 // file, or a project file's node. Layers are applied in order, so a later one wins.
-type layer struct {
+type propLayer struct {
 	file string
 	// keys lead from the document's root to the object that holds the keys below.
 	keys []string
@@ -317,9 +317,9 @@ type layer struct {
 // layers lists the JSON objects that set disk's properties, in the order they are
 // applied, and the one a property nobody sets yet should go to (natural, which
 // may not exist yet), or -1 when the instance has none.
-func (w *writer) layers(disk *dom.Instance) (ls []layer, natural int, err error) {
-	meta := func(p string) layer {
-		return layer{file: p, propsKeys: []string{"properties"}, attrsKey: "attributes"}
+func (w *editor) layers(disk *dom.Instance) (ls []propLayer, natural int, err error) {
+	meta := func(p string) propLayer {
+		return propLayer{file: p, propsKeys: []string{"properties"}, attrsKey: "attributes"}
 	}
 	natural = -1
 	// choose picks the first existing of candidates, else the first.
@@ -352,7 +352,7 @@ func (w *writer) layers(disk *dom.Instance) (ls []layer, natural int, err error)
 		ls = append(ls, meta(join(dir, "init.meta.json")), meta(join(dir, "init.meta.jsonc")))
 		err = choose(n, n+1)
 	case dom.KindModel:
-		ls = append(ls, layer{file: disk.FsPath, propsKeys: []string{"properties", "Properties"}, attrsKey: "attributes"})
+		ls = append(ls, propLayer{file: disk.FsPath, propsKeys: []string{"properties", "Properties"}, attrsKey: "attributes"})
 		natural = 0
 	}
 	if err != nil {
@@ -360,7 +360,7 @@ func (w *writer) layers(disk *dom.Instance) (ls []layer, natural int, err error)
 	}
 	if disk.ProjectFile != "" {
 		keys := append([]string{"tree"}, disk.ProjectKeys...)
-		ls = append(ls, layer{file: disk.ProjectFile, keys: keys, propsKeys: []string{"$properties"}, attrsKey: "$attributes"})
+		ls = append(ls, propLayer{file: disk.ProjectFile, keys: keys, propsKeys: []string{"$properties"}, attrsKey: "$attributes"})
 		// A project node without a file of its own keeps its properties in the
 		// project file; so does a $path target whose node already lists some, unless
 		// a meta file is there to take them.
@@ -369,7 +369,7 @@ func (w *writer) layers(disk *dom.Instance) (ls []layer, natural int, err error)
 		} else if f, err := w.file(ls[natural].file); err != nil {
 			return nil, -1, err
 		} else if f.data == nil {
-			obj, err := w.object(ls[len(ls)-1])
+			obj, err := w.jsonObject(ls[len(ls)-1])
 			if err != nil {
 				return nil, -1, err
 			}
@@ -381,8 +381,8 @@ func (w *writer) layers(disk *dom.Instance) (ls []layer, natural int, err error)
 	return ls, natural, nil
 }
 
-// object returns the layer's object, or nil when its file does not exist.
-func (w *writer) object(l layer) (map[string]json.RawMessage, error) {
+// jsonObject returns the layer's object, or nil when its file does not exist.
+func (w *editor) jsonObject(l propLayer) (map[string]json.RawMessage, error) {
 	f, err := w.file(l.file)
 	if err != nil || f.data == nil {
 		return nil, err
@@ -401,7 +401,7 @@ func (w *writer) object(l layer) (map[string]json.RawMessage, error) {
 func objectAt(raw json.RawMessage, keys []string) (map[string]json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("not a JSON object")
+		return nil, fmt.Errorf("not a JSON jsonObject")
 	}
 	for i, k := range keys {
 		v, ok := obj[k]
@@ -410,14 +410,14 @@ func objectAt(raw json.RawMessage, keys []string) (map[string]json.RawMessage, e
 		}
 		obj = nil
 		if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("%s is not an object", strings.Join(keys[:i+1], "."))
+			return nil, fmt.Errorf("%s is not an jsonObject", strings.Join(keys[:i+1], "."))
 		}
 	}
 	return obj, nil
 }
 
-// propsKey returns the properties key the layer's object uses and its entries.
-func (l layer) props(obj map[string]json.RawMessage) (string, map[string]json.RawMessage) {
+// props returns the properties key the layer's object uses and its entries.
+func (l propLayer) props(obj map[string]json.RawMessage) (string, map[string]json.RawMessage) {
 	for _, k := range l.propsKeys {
 		if raw, ok := obj[k]; ok {
 			var m map[string]json.RawMessage
@@ -431,8 +431,8 @@ func (l layer) props(obj map[string]json.RawMessage) (string, map[string]json.Ra
 }
 
 // defines reports whether the layer sets prop.
-func (w *writer) defines(l layer, prop string) (bool, error) {
-	obj, err := w.object(l)
+func (w *editor) defines(l propLayer, prop string) (bool, error) {
+	obj, err := w.jsonObject(l)
 	if err != nil || obj == nil {
 		return false, err
 	}
@@ -448,7 +448,7 @@ func (w *writer) defines(l layer, prop string) (bool, error) {
 	return false, nil
 }
 
-func (w *writer) edit(disk, studio *dom.Instance, field string) error {
+func (w *editor) edit(disk, studio *dom.Instance, field string) error {
 	switch field {
 	case "ClassName":
 		return refuse(disk, ReasonClassChanged, "the class changed from %s to %s in Studio; a file cannot change class in place: delete the instance and add it again, or change the class back in Studio", disk.ClassName, studio.ClassName)
@@ -482,6 +482,9 @@ func (w *writer) edit(disk, studio *dom.Instance, field string) error {
 	if len(defining) > 0 {
 		return w.setProp(ls[defining[len(defining)-1]], disk.ClassName, field, v)
 	}
+	if a, ok := v.(dom.Attributes); ok && len(a) == 0 {
+		return nil // no attributes and none set on disk: nothing to write
+	}
 	if done, err := w.editContent(disk, field, v); done || err != nil {
 		return err
 	}
@@ -497,7 +500,7 @@ func (w *writer) edit(disk, studio *dom.Instance, field string) error {
 // content returns the file whose bytes are the instance's field (a script's
 // Source, a StringValue's Value, a LocalizationTable's Contents) and its format
 // (useModuleScript for any script), or "" when field is not such a content.
-func (w *writer) content(disk *dom.Instance, field string) (string, use, error) {
+func (w *editor) content(disk *dom.Instance, field string) (string, use, error) {
 	file, u := disk.FsPath, use("")
 	switch disk.Kind {
 	case dom.KindScript:
@@ -526,7 +529,7 @@ func (w *writer) content(disk *dom.Instance, field string) (string, use, error) 
 }
 
 // editContent writes the instance's own file when field is its content.
-func (w *writer) editContent(disk *dom.Instance, field string, v dom.Value) (bool, error) {
+func (w *editor) editContent(disk *dom.Instance, field string, v dom.Value) (bool, error) {
 	file, u, err := w.content(disk, field)
 	if err != nil || file == "" {
 		return err != nil, err
@@ -562,7 +565,7 @@ func (w *writer) editContent(disk *dom.Instance, field string, v dom.Value) (boo
 }
 
 // initFile returns the init file of a folder the way the loader picks it.
-func (w *writer) initFile(dir string) (string, use, error) {
+func (w *editor) initFile(dir string) (string, use, error) {
 	entries, err := fs.ReadDir(w.fsys, fsName(dir))
 	if err != nil {
 		return "", "", fmt.Errorf("read folder %s: %w", dir, err)
@@ -586,30 +589,30 @@ func usesCRLF(data []byte) bool {
 }
 
 // setProp writes prop into the layer, creating the meta file if needed.
-func (w *writer) setProp(l layer, class, prop string, v dom.Value) error {
+func (w *editor) setProp(l propLayer, class, prop string, v dom.Value) error {
 	f, err := w.file(l.file)
 	if err != nil {
 		return err
 	}
 	if f.data == nil {
-		doc := object{}
+		doc := jsonObject{}
 		if a, ok := v.(dom.Attributes); ok && prop == "Attributes" {
 			enc, err := encodeAttributes(a, nil)
 			if err != nil {
 				return err
 			}
-			doc = append(doc, member{l.attrsKey, enc})
+			doc = append(doc, jsonMember{l.attrsKey, enc})
 		} else {
 			enc, err := encodeValue(class, prop, v, nil)
 			if err != nil {
 				return err
 			}
-			doc = append(doc, member{l.propsKeys[0], object{{prop, enc}}})
+			doc = append(doc, jsonMember{l.propsKeys[0], jsonObject{{prop, enc}}})
 		}
 		f.data = doc.render()
 		return nil
 	}
-	obj, err := w.object(l)
+	obj, err := w.jsonObject(l)
 	if err != nil {
 		return err
 	}
@@ -636,7 +639,7 @@ func (w *writer) setProp(l layer, class, prop string, v dom.Value) error {
 		if err != nil {
 			return err
 		}
-		return w.patch(f, append(keys, pk), compactObject(object{{prop, enc}}))
+		return w.patch(f, append(keys, pk), compactObject(jsonObject{{prop, enc}}))
 	}
 	if raw, ok := props[prop]; ok {
 		// An equal value stays as it is written.
@@ -651,7 +654,7 @@ func (w *writer) setProp(l layer, class, prop string, v dom.Value) error {
 	return w.patch(f, append(keys, pk, prop), enc)
 }
 
-func (w *writer) patch(f *pendingFile, keys []string, val json.RawMessage) error {
+func (w *editor) patch(f *pendingFile, keys []string, val json.RawMessage) error {
 	out, err := format.PatchJSONCValue(f.data, keys, val)
 	if err != nil {
 		return fmt.Errorf("edit %s at %s: %w", f.path, strings.Join(keys, "."), err)
@@ -664,7 +667,7 @@ func (w *writer) patch(f *pendingFile, keys []string, val json.RawMessage) error
 }
 
 // removeProp drops a property Studio no longer has from every layer that sets it.
-func (w *writer) removeProp(disk *dom.Instance, prop string, ls []layer, defining []int) error {
+func (w *editor) removeProp(disk *dom.Instance, prop string, ls []propLayer, defining []int) error {
 	if len(defining) == 0 {
 		file, _, err := w.content(disk, prop)
 		switch {
@@ -683,7 +686,7 @@ func (w *writer) removeProp(disk *dom.Instance, prop string, ls []layer, definin
 		if err != nil {
 			return err
 		}
-		obj, err := w.object(l)
+		obj, err := w.jsonObject(l)
 		if err != nil {
 			return err
 		}
@@ -772,7 +775,7 @@ func implicitForm(className, prop string, v dom.Value) (json.RawMessage, bool) {
 	default:
 		return nil, false
 	}
-	b, err := marshalJSON(x)
+	b, err := encodeJSON(x)
 	if err != nil {
 		return nil, false
 	}
@@ -785,18 +788,18 @@ func implicitForm(className, prop string, v dom.Value) (json.RawMessage, bool) {
 
 // encodeAttributes writes an attribute map, keeping the shorthand of attributes
 // that were written as one.
-func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (object, error) {
-	obj := object{}
+func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (jsonObject, error) {
+	obj := jsonObject{}
 	for _, name := range sortedKeys(a) {
 		v := a[name]
 		var enc json.RawMessage
 		if old, ok := existing[name]; ok && !dom.IsTagged(old) {
 			switch v := v.(type) {
 			case dom.Bool, dom.String:
-				enc, _ = marshalJSON(v)
+				enc, _ = encodeJSON(v)
 			case dom.Float64:
 				if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
-					enc, _ = marshalJSON(v)
+					enc, _ = encodeJSON(v)
 				}
 			}
 		}
@@ -807,7 +810,7 @@ func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (ob
 			}
 			enc = spaced(b)
 		}
-		obj = append(obj, member{name, enc})
+		obj = append(obj, jsonMember{name, enc})
 	}
 	return obj, nil
 }
@@ -915,6 +918,10 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 		return withPath(a.addMeta(join(dir, inst.Name+".meta.json"), inst.ClassName, "", props), instPath)
 	}
 
+	if isInitName(inst.Name) || strings.HasSuffix(inst.Name, ".meta.json") || strings.HasSuffix(inst.Name, ".meta.jsonc") {
+		return &Refusal{Path: instPath, Reason: ReasonUnsafeName,
+			Msg: fmt.Sprintf("a folder named %q is skipped when the project loads; rename the instance in Studio", inst.Name)}
+	}
 	if err := a.claim(instPath, dir, inst.Name, taken); err != nil {
 		return err
 	}
@@ -949,8 +956,11 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 // alone would load with a different one.
 func (a *adder) scriptSuffix(instPath string, inst *dom.Instance, props map[string]dom.Value) (string, use, error) {
 	rc := -1
-	if e, ok := inst.Properties["RunContext"].(dom.Enum); ok {
+	switch e := inst.Properties["RunContext"].(type) {
+	case dom.Enum:
 		rc = int(e)
+	case dom.EnumItem:
+		rc = int(e.Value)
 	}
 	var suffix string
 	var u use
@@ -992,8 +1002,8 @@ func (a *adder) addMeta(p, class, metaClass string, props map[string]dom.Value) 
 		return err
 	}
 	if metaClass != "" {
-		cls, _ := marshalJSON(metaClass)
-		obj = append(object{{"className", cls}}, obj...)
+		cls, _ := encodeJSON(metaClass)
+		obj = append(jsonObject{{"className", cls}}, obj...)
 	}
 	if len(obj) == 0 {
 		return nil
@@ -1020,21 +1030,21 @@ func (a *adder) addModel(dir, instPath string, inst *dom.Instance, taken map[str
 	return nil
 }
 
-func modelObject(inst *dom.Instance, root bool) (object, error) {
-	obj := object{}
+func modelObject(inst *dom.Instance, root bool) (jsonObject, error) {
+	obj := jsonObject{}
 	if !root {
-		n, _ := marshalJSON(inst.Name)
-		obj = append(obj, member{"name", n})
+		n, _ := encodeJSON(inst.Name)
+		obj = append(obj, jsonMember{"name", n})
 	}
-	cls, _ := marshalJSON(inst.ClassName)
-	obj = append(obj, member{"className", cls})
+	cls, _ := encodeJSON(inst.ClassName)
+	obj = append(obj, jsonMember{"className", cls})
 	props, err := propsObject(inst.ClassName, writableProps(inst))
 	if err != nil {
 		return nil, err
 	}
 	obj = append(obj, props...)
 	if len(inst.Children) > 0 {
-		var children []object
+		var children []jsonObject
 		for _, c := range inst.Children {
 			co, err := modelObject(c, false)
 			if err != nil {
@@ -1042,14 +1052,14 @@ func modelObject(inst *dom.Instance, root bool) (object, error) {
 			}
 			children = append(children, co)
 		}
-		obj = append(obj, member{"children", children})
+		obj = append(obj, jsonMember{"children", children})
 	}
 	return obj, nil
 }
 
 // propsObject returns the "properties" and "attributes" members for props.
-func propsObject(class string, props map[string]dom.Value) (object, error) {
-	var obj, ps object
+func propsObject(class string, props map[string]dom.Value) (jsonObject, error) {
+	var obj, ps jsonObject
 	for _, k := range sortedKeys(props) {
 		v := props[k]
 		if a, ok := v.(dom.Attributes); ok && k == "Attributes" {
@@ -1060,23 +1070,25 @@ func propsObject(class string, props map[string]dom.Value) (object, error) {
 			if err != nil {
 				return nil, err
 			}
-			obj = append(obj, member{"attributes", enc})
+			obj = append(obj, jsonMember{"attributes", enc})
 			continue
 		}
 		enc, err := encodeValue(class, k, v, nil)
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, member{k, enc})
+		ps = append(ps, jsonMember{k, enc})
 	}
 	if len(ps) > 0 {
-		obj = append(object{{"properties", ps}}, obj...)
+		obj = append(jsonObject{{"properties", ps}}, obj...)
 	}
 	return obj, nil
 }
 
-// writableProps returns the properties a file can hold: not Name, ClassName or
-// Parent, not nil, and not Refs (a file cannot point at an instance by its id).
+// writableProps returns the properties of a new instance worth writing: not Name,
+// ClassName or Parent; not nil; not Refs (a file cannot point at an instance by its
+// id); not those Roblox itself does not save (Position, BrickColor: CFrame and
+// Color carry them); and not those equal to the class's default.
 func writableProps(inst *dom.Instance) map[string]dom.Value {
 	props := make(map[string]dom.Value, len(inst.Properties))
 	for k, v := range inst.Properties {
@@ -1089,6 +1101,16 @@ func writableProps(inst *dom.Instance) map[string]dom.Value {
 		}
 		if _, ok := v.(dom.Ref); ok {
 			continue
+		}
+		if p, ok := reflection.LookupProperty(inst.ClassName, k); ok {
+			if !p.Serializes {
+				continue
+			}
+			if raw, ok := reflection.Default(inst.ClassName, k); ok {
+				if d, err := dom.Unmarshal(raw); err == nil && dom.Equal(d, v) {
+					continue
+				}
+			}
 		}
 		props[k] = v
 	}
@@ -1236,23 +1258,23 @@ func scriptExt(p *Project) string {
 	return ".luau"
 }
 
-// object is a JSON object written with one member per line and two-space indents;
+// jsonObject is a JSON object written with one member per line and two-space indents;
 // a member's value is a json.RawMessage (written as is), an object, or []object.
-type object []member
+type jsonObject []jsonMember
 
-type member struct {
+type jsonMember struct {
 	key string
 	val any
 }
 
-func (o object) render() []byte {
+func (o jsonObject) render() []byte {
 	var b bytes.Buffer
 	o.write(&b, "")
 	b.WriteByte('\n')
 	return b.Bytes()
 }
 
-func (o object) write(b *bytes.Buffer, indent string) {
+func (o jsonObject) write(b *bytes.Buffer, indent string) {
 	if len(o) == 0 {
 		b.WriteString("{}")
 		return
@@ -1260,15 +1282,15 @@ func (o object) write(b *bytes.Buffer, indent string) {
 	b.WriteString("{\n")
 	for i, m := range o {
 		b.WriteString(indent + "  ")
-		key, _ := marshalJSON(m.key)
+		key, _ := encodeJSON(m.key)
 		b.Write(key)
 		b.WriteString(": ")
 		switch v := m.val.(type) {
 		case json.RawMessage:
 			b.Write(v)
-		case object:
+		case jsonObject:
 			v.write(b, indent+"  ")
-		case []object:
+		case []jsonObject:
 			b.WriteString("[\n")
 			for j, e := range v {
 				b.WriteString(indent + "    ")
@@ -1289,19 +1311,19 @@ func (o object) write(b *bytes.Buffer, indent string) {
 }
 
 // compactObject writes o on one line, for a value patched into an existing file.
-func compactObject(o object) json.RawMessage {
+func compactObject(o jsonObject) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range o {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		key, _ := marshalJSON(m.key)
+		key, _ := encodeJSON(m.key)
 		b.Write(key)
 		b.WriteString(": ")
 		if v, ok := m.val.(json.RawMessage); ok {
 			b.Write(v)
-		} else if v, ok := m.val.(object); ok {
+		} else if v, ok := m.val.(jsonObject); ok {
 			b.Write(compactObject(v))
 		}
 	}
@@ -1309,8 +1331,8 @@ func compactObject(o object) json.RawMessage {
 	return b.Bytes()
 }
 
-// marshalJSON is json.Marshal without escaping <, > and &, which are common in code.
-func marshalJSON(v any) (json.RawMessage, error) {
+// encodeJSON is json.Marshal without escaping <, > and &, which are common in code.
+func encodeJSON(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -1530,7 +1552,7 @@ func (s *jsoncCursor) skipValue() error {
 				return nil
 			}
 		}
-		return errors.New("unterminated object or array")
+		return errors.New("unterminated jsonObject or array")
 	}
 	start := s.pos
 	for s.pos < len(s.data) && !strings.ContainsRune(" \t\r\n,:}]/", rune(s.data[s.pos])) {
@@ -1548,7 +1570,7 @@ func (s *jsoncCursor) skipValue() error {
 func (s *jsoncCursor) findMember(key string) (memberSpan, error) {
 	s.skipTrivia()
 	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return memberSpan{}, fmt.Errorf("%s: not inside an object", key)
+		return memberSpan{}, fmt.Errorf("%s: not inside an jsonObject", key)
 	}
 	s.pos++
 	// prevEnd is where the previous member ends: after its comma, or after its value
@@ -1558,7 +1580,7 @@ func (s *jsoncCursor) findMember(key string) (memberSpan, error) {
 	for {
 		s.skipTrivia()
 		if s.pos >= len(s.data) {
-			return memberSpan{}, errors.New("unterminated object")
+			return memberSpan{}, errors.New("unterminated jsonObject")
 		}
 		if s.data[s.pos] == '}' {
 			break

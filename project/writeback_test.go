@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/google/go-cmp/cmp"
 )
@@ -436,6 +437,9 @@ func checkTree(t *testing.T, got, want *dom.Instance) {
 		t.Errorf("%s: class = %s, want %s", want.Path(), got.ClassName, want.ClassName)
 	}
 	for k, v := range want.Properties {
+		if _, ok := got.Properties[k]; !ok && notSaved(want.ClassName, k, v) {
+			continue
+		}
 		if !dom.Equal(got.Properties[k], v) {
 			t.Errorf("%s: %s = %#v, want %#v", want.Path(), k, got.Properties[k], v)
 		}
@@ -456,6 +460,20 @@ func checkTree(t *testing.T, got, want *dom.Instance) {
 	for _, wc := range want.Children {
 		checkTree(t, got.FindChild(wc.Name), wc)
 	}
+}
+
+// notSaved reports whether PullAdd leaves the property out: Roblox does not save
+// it, or v is the class's default.
+func notSaved(class, prop string, v dom.Value) bool {
+	if p, ok := reflection.LookupProperty(class, prop); ok && !p.Serializes {
+		return true
+	}
+	raw, ok := reflection.Default(class, prop)
+	if !ok {
+		return false
+	}
+	d, err := dom.Unmarshal(raw)
+	return err == nil && dom.Equal(d, v)
 }
 
 func src(s string) dom.Properties { return dom.Properties{"Source": dom.String(s)} }
@@ -536,6 +554,14 @@ func TestPullAdd(t *testing.T) {
 				"src/Assets/Nested/", "src/Assets/Nested/init.meta.json", "src/Assets/Nested/Leaf.luau"},
 		},
 		{
+			name: "default and unsaved properties are left out", parent: "ReplicatedStorage",
+			studio: newInst("Main", "Script", dom.Properties{"Source": dom.String("print(1)\n"), "Disabled": dom.Bool(false),
+				"RunContext": dom.Enum(0), "Tags": dom.Tags{}, "Attributes": dom.Attributes{}},
+				newInst("Block", "Part", dom.Properties{"Anchored": dom.Bool(false), "Position": dom.Vector3{1, 2, 3},
+					"BrickColor": dom.BrickColor(194), "Transparency": dom.Float32(0.5)})),
+			files: []string{"src/Main/", "src/Main/init.server.luau", "src/Main/Block.model.json"},
+		},
+		{
 			name: "string value", parent: "ReplicatedStorage",
 			studio: newInst("Motd", "StringValue", dom.Properties{"Value": dom.String("line 1\nline 2\n")}),
 			files:  []string{"src/Motd.txt"},
@@ -611,7 +637,8 @@ func TestPullAdd(t *testing.T) {
 
 func TestPullAddFiles(t *testing.T) {
 	dir, p := setup(t, nil)
-	part := newInst("Lava", "Part", dom.Properties{"Anchored": dom.Bool(true), "Size": dom.Vector3{8, 1, 8}},
+	part := newInst("Lava", "Part", dom.Properties{"Anchored": dom.Bool(true), "Size": dom.Vector3{8, 1, 8},
+		"Position": dom.Vector3{0, 5, 0}, "CastShadow": dom.Bool(true)},
 		newInst("Glow", "PointLight", dom.Properties{"Brightness": dom.Float32(2)}),
 		newInst("Note", "StringValue", dom.Properties{"Value": dom.String("<b>hot</b> & bright")}))
 	ops, err := PullAdd(p, os.DirFS(dir), find(t, p, "ReplicatedStorage"), part)
@@ -679,8 +706,10 @@ func TestPullAddRefusals(t *testing.T) {
 			newInst("Util", "ModuleScript", src("")), ReasonPathExists},
 		{"meta file already there", map[string]string{"src/Util.meta.json": `{"properties": {}}`}, "ReplicatedStorage",
 			newInst("Util", "ModuleScript", src("")), ReasonPathExists},
-		{"ignored file in the way", map[string]string{"src/Notes.txt/": ""}, "ReplicatedStorage",
+		{"folder in the way of the file", map[string]string{"src/Notes.txt/": ""}, "ReplicatedStorage",
 			newInst("Notes", "StringValue", nil), ReasonPathExists},
+		{"folder named like a meta file", nil, "ReplicatedStorage",
+			newInst("Ui.meta.json", "Folder", nil), ReasonUnsafeName},
 		{"sibling with the same name", map[string]string{"src/Util.txt": "x"}, "ReplicatedStorage",
 			newInst("Util", "ModuleScript", src("")), ReasonDuplicateName},
 		{"children with the same name", nil, "ReplicatedStorage",
@@ -888,5 +917,16 @@ func TestCheckName(t *testing.T) {
 		if err := checkName(name); err == nil {
 			t.Errorf("checkName(%q) = nil, want an error", name)
 		}
+	}
+}
+
+func TestPullAddFollowsLuaExtension(t *testing.T) {
+	dir, p := setup(t, map[string]string{"src/A.lua": "return 1\n", "src/B.server.lua": "print(1)\n", "src/C.luau": "return 3\n"})
+	ops, err := PullAdd(p, os.DirFS(dir), find(t, p, "ReplicatedStorage"), newInst("D", "LocalScript", src("print(4)\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 1 || ops[0].Path != "src/D.client.lua" {
+		t.Errorf("PullAdd in a project of .lua files = %+v, want src/D.client.lua", ops)
 	}
 }
