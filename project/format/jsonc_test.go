@@ -1,0 +1,225 @@
+package format
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseJSONC(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"plain JSON", `{"a": [1, 2.5, -3e2], "b": {"c": null, "d": true, "e": false}}`,
+			`{"a":[1,2.5,-3e2],"b":{"c":null,"d":true,"e":false}}`},
+		{"line comment", "{\n  // the name\n  \"name\": \"x\" // after\n}", `{"name":"x"}`},
+		{"block comment", "/* head */ {\"a\": /* inside */ 1} /* tail */", `{"a":1}`},
+		{"comment markers in a string", `{"url": "http://x/*y*/"}`, `{"url":"http://x/*y*/"}`},
+		{"trailing comma in object", `{"a": 1, "b": 2,}`, `{"a":1,"b":2}`},
+		{"trailing comma in array", `[1, 2, ]`, `[1,2]`},
+		{"missing commas", "{\"a\": 1\n\"b\": [1 2]}", `{"a":1,"b":[1,2]}`},
+		{"unquoted word keys", `{name: "x", my-key_2: 1, clé: 2}`, `{"name":"x","my-key_2":1,"clé":2}`},
+		{"number and keyword keys", `{1: "a", 2.5: "b", true: "c", null: "d"}`,
+			`{"1":"a","2.5":"b","true":"c","null":"d"}`},
+		{"single-quoted strings", `{'a': 'it\'s "here"'}`, `{"a":"it's \"here\""}`},
+		{"duplicate keys: last wins at the first position", `{"a": 1, "b": 2, "a": 3}`, `{"a":3,"b":2}`},
+		{"nested duplicates", `{"o": {"x": 1, "x": {"y": 2}}, "o": {"x": 5, "x": 6}}`, `{"o":{"x":6}}`},
+		{"hexadecimal numbers", `[0x1F, 0XfF, -0x10, +0x2]`, `[31,255,-16,2]`},
+		{"unary plus", `[+5, +0.5, +1e3]`, `[5,0.5,1e3]`},
+		{"number forms kept", `[0, -0, 0.3e+025, 1E-2, 12345678901234567890]`,
+			`[0,-0,0.3e+025,1E-2,12345678901234567890]`},
+		{"string escapes", `["\"\\\/\b\f\n\r\t", "\u00e9\u4e2d", "\ud83d\ude00"]`,
+			`["\"\\/\b\f\n\r\t","é中","😀"]`},
+		{"raw control characters in strings", "[\"a\tb\nc\x01\"]", `["a\tb\nc\u0001"]`},
+		{"HTML characters are not escaped", `["<a>&", "\u2028"]`, "[\"<a>&\",\"\u2028\"]"},
+		{"CRLF line endings", "{\r\n  \"a\": 1,\r\n  // c\r\n  \"b\": 2\r\n}\r\n", `{"a":1,"b":2}`},
+		{"unicode whitespace", "{\u00a0\"a\":\u3000 1\u2028}", `{"a":1}`},
+		{"top-level scalar", ` "x" `, `"x"`},
+		{"top-level null", `null // nothing`, `null`},
+		{"keyword prefix is a word", `{nullable: 1, trueish: 2}`, `{"nullable":1,"trueish":2}`},
+		{"empty containers", `{"a": {}, "b": [], "c": [{}]}`, `{"a":{},"b":[],"c":[{}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseJSONC([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("ParseJSONC(%q) error: %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("ParseJSONC(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+			if !json.Valid(got) {
+				t.Errorf("ParseJSONC(%q) = %s, not valid JSON", tt.in, got)
+			}
+		})
+	}
+}
+
+func TestParseJSONCErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want SyntaxError
+	}{
+		{"empty", "", SyntaxError{1, 1, "contains no JSON value"}},
+		{"whitespace only", " \n\t ", SyntaxError{1, 1, "contains no JSON value"}},
+		{"comments only", "// a comment\n/* another */\n", SyntaxError{1, 1, "contains no JSON value"}},
+		{"leading BOM", "\ufeff{}", SyntaxError{1, 1, "unexpected token"}},
+		{"invalid UTF-8", "{\n  \"a\": \"\xff\"\n}", SyntaxError{2, 9, "invalid UTF-8"}},
+		{"missing colon", "{\n  \"a\": 1,\n  \"b\" 2\n}", SyntaxError{3, 7, "expected colon after the string or word in object property"}},
+		{"missing value", `{"a": }`, SyntaxError{1, 7, "unexpected close brace"}},
+		{"value missing at end", `{"a":`, SyntaxError{1, 6, "expected value after colon in object property"}},
+		{"unterminated object", "\n  {\"a\": 1", SyntaxError{2, 3, "unterminated object"}},
+		{"unterminated array", "[1, 2", SyntaxError{1, 1, "unterminated array"}},
+		{"two values", "[][]", SyntaxError{1, 3, "text cannot contain more than one JSON value"}},
+		{"colon in array", "[:]", SyntaxError{1, 2, "unexpected colon"}},
+		{"double comma", "[1,,2]", SyntaxError{1, 4, "unexpected comma"}},
+		{"leading comma in object", "{,}", SyntaxError{1, 2, "unexpected token in object"}},
+		{"word as value", `{"a": yes }`, SyntaxError{1, 7, "unexpected word"}},
+		{"word ended by a brace", `{a}`, SyntaxError{1, 2, "unexpected token"}},
+		{"dollar in an unquoted key", `{$schema: 1}`, SyntaxError{1, 2, "unexpected token"}},
+		{"unterminated comment", "[1] /* x", SyntaxError{1, 5, "unterminated comment block"}},
+		{"lone slash", "[1] / 2", SyntaxError{1, 5, "unexpected token"}},
+		{"unterminated string", `["abc`, SyntaxError{1, 2, "unterminated string literal"}},
+		{"invalid escape", `{"a": "\x"}`, SyntaxError{1, 8, "invalid escape"}},
+		{"column counts characters", `["é\q"]`, SyntaxError{1, 4, "invalid escape"}},
+		{"single quote escaped in double quotes", `["\'"]`, SyntaxError{1, 3, "invalid escape in double quote string"}},
+		{"double quote escaped in single quotes", `['\"']`, SyntaxError{1, 3, "invalid escape in single quote string"}},
+		{"short unicode escape", `["\u12"]`, SyntaxError{1, 3, "expected four hex digits"}},
+		{"lone surrogate", `["\ud800x"]`, SyntaxError{1, 3, "invalid unicode escape sequence: d800 is a lone surrogate"}},
+		{"minus without digits", `[-x]`, SyntaxError{1, 3, "expected digit following negative sign"}},
+		{"fraction without digits", `[1.]`, SyntaxError{1, 4, "expected digit"}},
+		{"exponent without digits", `[1e]`, SyntaxError{1, 4, "expected plus, minus, or digit in number literal"}},
+		{"hexadecimal without digits", `[0x]`, SyntaxError{1, 4, "expected digit"}},
+		{"number out of range", `[1e400]`, SyntaxError{1, 2, "number out of range"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseJSONC([]byte(tt.in))
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseJSONC(%q) = %s, %v, want a *SyntaxError", tt.in, got, err)
+			}
+			if diff := cmp.Diff(tt.want, *se); diff != "" {
+				t.Errorf("ParseJSONC(%q) error mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestParseJSONCDepth(t *testing.T) {
+	deep := make([]byte, 0, 2*maxDepth+2)
+	for range maxDepth + 1 {
+		deep = append(deep, '[')
+	}
+	for range maxDepth + 1 {
+		deep = append(deep, ']')
+	}
+	tests := []struct {
+		name    string
+		in      []byte
+		wantErr bool
+	}{
+		{"at the limit", deep[1 : len(deep)-1], false},
+		{"over the limit", deep, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseJSONC(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParseJSONC(depth %d) error = %v, want error %v", len(tt.in)/2, err, tt.wantErr)
+			}
+			if err == nil {
+				var v any
+				if err := json.Unmarshal(got, &v); err != nil {
+					t.Errorf("json.Unmarshal(ParseJSONC(depth %d)) error: %v", len(tt.in)/2, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSyntaxErrorMessage(t *testing.T) {
+	err := &SyntaxError{Line: 3, Column: 7, Msg: "unexpected comma"}
+	if got, want := err.Error(), "line 3, column 7: unexpected comma"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestObjectKeys(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		{"document order", `{"b": 1, "a": {"x": 1, "y": 2}, "c": [1, {"z": 3}]}`, []string{"b", "a", "c"}, false},
+		{"empty object", `{}`, []string{}, false},
+		{"duplicates are reported", `{"a": 1, "b": 2, "a": 3}`, []string{"a", "b", "a"}, false},
+		{"array", `[1, 2]`, nil, true},
+		{"string", `"a"`, nil, true},
+		{"two values", `{} {}`, nil, true},
+		{"truncated", `{"a": 1`, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ObjectKeys(json.RawMessage(tt.in))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ObjectKeys(%s) error = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ObjectKeys(%s) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestObjectKeysAfterParseJSONC(t *testing.T) {
+	raw, err := ParseJSONC([]byte(`{zeta: 1, "alpha": 2, /* c */ 'mid': 3, zeta: 4,}`))
+	if err != nil {
+		t.Fatalf("ParseJSONC error: %v", err)
+	}
+	got, err := ObjectKeys(raw)
+	if err != nil {
+		t.Fatalf("ObjectKeys(%s) error: %v", raw, err)
+	}
+	if diff := cmp.Diff([]string{"zeta", "alpha", "mid"}, got); diff != "" {
+		t.Errorf("ObjectKeys(%s) mismatch (-want +got):\n%s", raw, diff)
+	}
+}
+
+func FuzzParseJSONC(f *testing.F) {
+	seeds := []string{
+		``, `{}`, `[]`, `null`, `"x"`, `{"a": 1}`, "\ufeff{}",
+		`{"a": [1, 2, {"b": null}], "c": "d",}`,
+		"{\n  // comment\n  name: 'x', /* block */ \"k\": +0x1F,\n}",
+		`{"a": 1 "b": 2}`, `[1 2 3]`, `{"a": "\ud83d\ude00\u00e9"}`,
+		`{a: {b: {c: {}}}}`, `[1e400]`, `{"a": 1, "a": 2}`, "{\r\n\t\"a\": [\r\n\t\t1,\r\n\t],\r\n}",
+		`{'a': 'it\'s'}`, `[-0, 0.5e-3, 1E+2]`, "{\"\xff\": 1}", `/* unterminated`,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		raw, err := ParseJSONC(data)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
+				t.Fatalf("ParseJSONC(%q) error %v is not a *SyntaxError with a position", data, err)
+			}
+			return
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("json.Unmarshal(ParseJSONC(%q) = %s) error: %v", data, raw, err)
+		}
+		again, err := ParseJSONC(raw)
+		if err != nil || string(again) != string(raw) {
+			t.Fatalf("ParseJSONC(%s) = %s, %v, want it unchanged", raw, again, err)
+		}
+	})
+}
