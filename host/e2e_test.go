@@ -1,52 +1,17 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
-	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/host/hosttest"
 )
-
-const testProject = `{
-  "name": "Demo",
-  "tree": {
-    "$className": "DataModel",
-    "ReplicatedStorage": { "Shared": { "$path": "src/shared" } },
-    "ServerScriptService": { "$path": "src/server" },
-    "Workspace": { "Spawn": { "$className": "Part", "$properties": { "Anchored": true, "Size": [8, 1, 8] } } }
-  }
-}`
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 type env struct {
 	dir    string
@@ -55,50 +20,11 @@ type env struct {
 }
 
 func setup(t *testing.T, mutate func(*bridgetest.Place)) *env {
-	t.Helper()
-	dir := t.TempDir()
-	write(t, dir, "default.project.json", testProject)
-	write(t, dir, "src/shared/Util.luau", "return {}\n")
-	write(t, dir, "src/server/Main.server.luau", "print('hi')\n")
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-qm", "init")
-	loc, err := project.Locate(dir, "", func(string) string { return dir })
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(host.Options{Location: loc, StateDir: t.TempDir(), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	pf, err := h.InitialPlace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(pf)
-	place, err := bridgetest.LoadPlace(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mutate != nil {
-		mutate(place)
-	}
-	p := bridgetest.New(place)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := p.Connect(ctx, h.PluginURL()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	return &env{dir: dir, host: h, plugin: p}
+	e := hosttest.Start(t, nil, mutate)
+	return &env{dir: e.Dir, host: e.Host, plugin: e.Plugin}
 }
+
+func write(t *testing.T, dir, rel, content string) { hosttest.Write(t, dir, rel, content) }
 
 func TestInSyncPlanIsEmpty(t *testing.T) {
 	e := setup(t, nil)
@@ -167,5 +93,4 @@ func TestPullStudioEdit(t *testing.T) {
 	if string(got) != "return { studio = true }\n" {
 		t.Fatalf("disk = %q", got)
 	}
-	var _ = apply.Override{}
 }

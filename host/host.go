@@ -600,6 +600,10 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 				Reason("not_found", "pass the path of a script file in the project")
 		}
 	}
+	if !dom.IsScriptClass(target.ClassName) {
+		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
+			Reason("not_a_script", "pass the id or file of a Script, LocalScript or ModuleScript")
+	}
 	var res struct {
 		Source     string `json:"source"`
 		SourceSha1 string `json:"sourceSha1"`

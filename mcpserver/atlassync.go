@@ -27,9 +27,9 @@ const (
 
 // SyncIn is atlas_sync's input.
 type SyncIn struct {
-	Mode      string           `json:"mode" jsonschema:"standard: apply if every change resolves, else ask the person in Studio's review panel; manual: always ask the person; fastfail: apply only if every change resolves; dryrun: plan only"`
-	Overrides []apply.Override `json:"overrides,omitempty" jsonschema:"per-change directions: {id, direction: push|pull|skip, studioHash?, diskHash?, expectedProperties?}"`
-	SessionID string           `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+	Mode      string     `json:"mode" jsonschema:"standard: apply if every change resolves, else ask the person in Studio's review panel; manual: always ask the person; fastfail: apply only if every change resolves; dryrun: plan only"`
+	Overrides []Override `json:"overrides,omitempty" jsonschema:"per-change directions, as for sync_apply"`
+	SessionID string     `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
 // SyncOut is atlas_sync's data.
@@ -71,8 +71,9 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 		out.Status = StatusDryrun
 		return reply("atlas_sync", out, p.Warnings, nil, summarize(p, "Dry run: nothing was applied."))
 	}
+	agent := convert(in.Overrides)
 	given := map[string]apply.Override{}
-	for _, o := range in.Overrides {
+	for _, o := range agent {
 		given[o.ID] = o
 	}
 	for _, c := range p.Changes {
@@ -83,7 +84,7 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 			out.Unresolved = append(out.Unresolved, c.ID)
 		}
 	}
-	overrides := in.Overrides
+	overrides := agent
 	if in.Mode == "manual" || (in.Mode == "standard" && len(out.Unresolved) > 0) {
 		r, err := t.eng.Review(ctx, host.ReviewRequest{SessionID: in.SessionID, PlanHash: p.PlanHash, Changes: p.Changes, Mode: in.Mode})
 		if err != nil {
@@ -94,7 +95,7 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 			out.Status = StatusRejected
 			return reply("atlas_sync", out, p.Warnings, nil, "The person in Studio rejected the sync; nothing was applied.")
 		}
-		overrides = mergeSelections(in.Overrides, r.Selections)
+		overrides = mergeSelections(agent, r.Selections)
 		out.Unresolved = []string{}
 	} else if len(out.Unresolved) > 0 {
 		out.Status = StatusUnresolved

@@ -107,11 +107,11 @@ func (t *tools) syncPlan(ctx context.Context, _ *mcp.CallToolRequest, in PlanIn)
 
 // ApplyIn is sync_apply's input.
 type ApplyIn struct {
-	ConfirmToken   string           `json:"confirmToken,omitempty" jsonschema:"the confirmToken returned by sync_plan"`
-	Yes            bool             `json:"yes,omitempty" jsonschema:"must be true: you confirm the plan you inspected"`
-	Overrides      []apply.Override `json:"overrides,omitempty" jsonschema:"per-change directions: {id, direction: push|pull|skip, studioHash?, diskHash?, expectedProperties?}; include the studioHash you saw to prove what you overwrite"`
-	SkipUnresolved bool             `json:"skipUnresolved,omitempty" jsonschema:"leave changes without a direction as they are instead of refusing"`
-	SessionID      string           `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+	ConfirmToken   string     `json:"confirmToken,omitempty" jsonschema:"the confirmToken returned by sync_plan"`
+	Yes            bool       `json:"yes,omitempty" jsonschema:"must be true: you confirm the plan you inspected"`
+	Overrides      []Override `json:"overrides,omitempty" jsonschema:"per-change directions; include the studioHash you saw to prove what you overwrite"`
+	SkipUnresolved bool       `json:"skipUnresolved,omitempty" jsonschema:"leave changes without a direction as they are instead of refusing"`
+	SessionID      string     `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
 func (t *tools) syncApply(ctx context.Context, _ *mcp.CallToolRequest, in ApplyIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
@@ -120,11 +120,36 @@ func (t *tools) syncApply(ctx context.Context, _ *mcp.CallToolRequest, in ApplyI
 			Reason("confirm_required", "inspect the plan from sync_plan, then call sync_apply with yes: true and its confirmToken")
 		return reply("sync.apply", nil, nil, err, "")
 	}
-	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: in.Overrides, SkipUnresolved: in.SkipUnresolved})
+	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: convert(in.Overrides), SkipUnresolved: in.SkipUnresolved})
 	if err != nil {
 		return reply("sync.apply", nil, nil, err, "")
 	}
 	return reply("sync.apply", d, nil, nil, "")
+}
+
+// Override is one per-change direction with optional preconditions.
+type Override struct {
+	ID                 string         `json:"id" jsonschema:"the change id from the plan"`
+	Direction          string         `json:"direction" jsonschema:"push (Studio takes disk's version), pull (disk takes Studio's version) or skip"`
+	StudioHash         *string        `json:"studioHash,omitempty" jsonschema:"the studioHash you saw (from the plan or get_script); apply refuses if Studio now differs"`
+	DiskHash           *string        `json:"diskHash,omitempty" jsonschema:"the diskHash you saw; apply refuses if the file now differs"`
+	ExpectedProperties map[string]any `json:"expectedProperties,omitempty" jsonschema:"property values you expect Studio to have now, tagged ({\"Bool\":true}) or plain"`
+}
+
+func convert(in []Override) []apply.Override {
+	out := make([]apply.Override, 0, len(in))
+	for _, o := range in {
+		ao := apply.Override{ID: o.ID, Direction: o.Direction, StudioHash: o.StudioHash, DiskHash: o.DiskHash}
+		if o.ExpectedProperties != nil {
+			ao.ExpectedProperties = map[string]json.RawMessage{}
+			for k, v := range o.ExpectedProperties {
+				b, _ := json.Marshal(v)
+				ao.ExpectedProperties[k] = b
+			}
+		}
+		out = append(out, ao)
+	}
+	return out
 }
 
 // ScriptIn is get_script's input.
@@ -205,9 +230,4 @@ func (t *tools) drift(ctx context.Context, _ *mcp.CallToolRequest, in DriftIn) (
 		summary = fmt.Sprintf("Studio has %d change(s) that git does not have.", len(d.Changes))
 	}
 	return reply("drift", d, nil, nil, summary)
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -1,0 +1,296 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/mcpserver"
+)
+
+var updateSnaps = flag.Bool("update", false, "rewrite the tool schema snapshots")
+
+// connect starts a host with the fake plugin and an MCP client over in-memory transports.
+func connect(t *testing.T, mutate func(*bridgetest.Place)) (*hosttest.Env, *mcp.ClientSession) {
+	t.Helper()
+	e := hosttest.Start(t, nil, mutate)
+	srv := mcpserver.New(e.Host, "test")
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return e, cs
+}
+
+// env is the envelope as a client sees it.
+type env struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	OK            bool            `json:"ok"`
+	Command       string          `json:"command"`
+	Data          json.RawMessage `json:"data"`
+	Errors        []struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	} `json:"errors"`
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, env) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e env
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatalf("%s: structured content is not an envelope: %s", name, b)
+	}
+	if e.SchemaVersion != 1 {
+		t.Fatalf("%s: schemaVersion %d", name, e.SchemaVersion)
+	}
+	if res.IsError == e.OK {
+		t.Fatalf("%s: isError=%v but ok=%v", name, res.IsError, e.OK)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, `"schemaVersion":1`) {
+		t.Fatalf("%s: text content does not carry the envelope: %s", name, text)
+	}
+	return res, e
+}
+
+func code(e env) string {
+	if len(e.Errors) == 0 {
+		return ""
+	}
+	return e.Errors[0].Code
+}
+
+type planData struct {
+	PlanHash     string `json:"planHash"`
+	ConfirmToken string `json:"confirmToken"`
+	Changes      []struct {
+		ID         string  `json:"id"`
+		Direction  *string `json:"direction"`
+		Reason     string  `json:"reason"`
+		StudioHash string  `json:"studioHash"`
+		FsPath     string  `json:"fsPath"`
+	} `json:"changes"`
+}
+
+func TestToolSchemasSnapshot(t *testing.T) {
+	_, cs := connect(t, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan"}
+	var got []string
+	for _, tool := range res.Tools {
+		got = append(got, tool.Name)
+		b, _ := json.MarshalIndent(map[string]any{"name": tool.Name, "description": tool.Description, "annotations": tool.Annotations, "inputSchema": tool.InputSchema}, "", "  ")
+		path := filepath.Join("testdata", "toolsnaps", tool.Name+".snap")
+		if *updateSnaps {
+			if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		snap, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("no schema snapshot for %s (run go test ./mcpserver -update): %v", tool.Name, err)
+			continue
+		}
+		if d := cmp.Diff(string(snap), string(b)+"\n"); d != "" {
+			t.Errorf("schema of %s changed (-snapshot +now); run with -update if intended:\n%s", tool.Name, d)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+}
+
+func TestUnknownToolIsProtocolError(t *testing.T) {
+	_, cs := connect(t, nil)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatal("calling an unknown tool succeeded")
+	}
+}
+
+func TestPlanGetScriptApplyWithOverride(t *testing.T) {
+	e, cs := connect(t, func(p *bridgetest.Place) {
+		p.Find("ReplicatedStorage", "Shared", "Util").SetSource("return { studio = 1 }\n")
+	})
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 1 }\n")
+
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 || p.Changes[0].Direction != nil || p.Changes[0].Reason != "both_changed" {
+		t.Fatalf("want one unresolved both_changed change, got %s", pe.Data)
+	}
+	ch := p.Changes[0]
+
+	_, se := call(t, cs, "get_script", map[string]any{"id": ch.ID})
+	var s struct {
+		Source     string `json:"source"`
+		StudioHash string `json:"studioHash"`
+	}
+	json.Unmarshal(se.Data, &s)
+	if s.Source != "return { studio = 1 }\n" || s.StudioHash != ch.StudioHash {
+		t.Fatalf("get_script = %s", se.Data)
+	}
+	_, fe := call(t, cs, "get_script", map[string]any{"fsPath": "src/shared/Util.luau"})
+	if !fe.OK {
+		t.Fatalf("get_script by fsPath: %+v", fe.Errors)
+	}
+
+	// Without yes: refused before any token check.
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": "garbage"})
+	if code(ae) != "E_CONFIRM_REQUIRED" {
+		t.Fatalf("apply without yes: %s", code(ae))
+	}
+	// Unresolved without overrides.
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	if code(ae) != "E_UNRESOLVED" {
+		t.Fatalf("apply unresolved: %s", code(ae))
+	}
+	// A wrong studioHash is a failed precondition.
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
+		"overrides": []map[string]any{{"id": ch.ID, "direction": "push", "studioHash": strings.Repeat("0", 40)}}})
+	if code(ae) != "E_PRECONDITION_FAILED" {
+		t.Fatalf("apply with a wrong hash: %s", code(ae))
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
+		"overrides": []map[string]any{{"id": "00000000000000000000000000000000", "direction": "push"}}})
+	if code(ae) != "E_OVERRIDE_UNKNOWN_ID" {
+		t.Fatalf("apply with an unknown id: %s", code(ae))
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
+		"overrides": []map[string]any{{"id": ch.ID, "direction": "push", "studioHash": s.StudioHash}}})
+	if !ae.OK {
+		t.Fatalf("apply with the right hash: %+v", ae.Errors)
+	}
+	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return { disk = 1 }\n" {
+		t.Fatalf("Studio has %q", got)
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	if c := code(ae); c != "E_CONFIRM_TOKEN_REPLAYED" && c != "E_CONFIRM_TOKEN_MISMATCH" {
+		t.Fatalf("replayed token: %s", c)
+	}
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 0 {
+		t.Fatalf("plan after apply: %s", pe.Data)
+	}
+}
+
+func TestApplyRefusals(t *testing.T) {
+	_, cs := connect(t, nil)
+	_, ae := call(t, cs, "sync_apply", map[string]any{"yes": true})
+	if code(ae) != "E_CONFIRM_TOKEN_REQUIRED" {
+		t.Fatalf("no token: %s", code(ae))
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"yes": true, "confirmToken": "not.a.jwt"})
+	if code(ae) != "E_CONFIRM_TOKEN_INVALID" {
+		t.Fatalf("bad token: %s", code(ae))
+	}
+}
+
+func TestGetScriptRefusals(t *testing.T) {
+	_, cs := connect(t, nil)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"id": "0123456789abcdef0123456789abcdef"}, "E_NOT_FOUND"},
+		{map[string]any{"fsPath": "../../etc/passwd"}, "E_NOT_FOUND"},
+		{map[string]any{"id": dom.ChildID(dom.ChildID(dom.RootID, "Workspace", 0), "Spawn", 0)}, "E_NOT_A_SCRIPT"},
+		{map[string]any{}, "E_BAD_REQUEST"},
+	} {
+		_, e := call(t, cs, "get_script", tc.args)
+		if code(e) != tc.want {
+			t.Errorf("get_script(%v) = %s, want %s", tc.args, code(e), tc.want)
+		}
+	}
+}
+
+func TestAtlasSyncModes(t *testing.T) {
+	e, cs := connect(t, nil)
+	_, se := call(t, cs, "atlas_sync", map[string]any{"mode": "dryrun"})
+	if !strings.Contains(string(se.Data), `"status":"empty"`) {
+		t.Fatalf("in sync: %s", se.Data)
+	}
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	_, se = call(t, cs, "atlas_sync", map[string]any{"mode": "dryrun"})
+	if !strings.Contains(string(se.Data), `"status":"dryrun"`) {
+		t.Fatalf("dryrun: %s", se.Data)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+		t.Fatalf("dryrun wrote Studio: %q", got)
+	}
+	_, se = call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail"})
+	if !strings.Contains(string(se.Data), `"status":"success"`) {
+		t.Fatalf("fastfail: %s", se.Data)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+		t.Fatalf("fastfail did not push: %q", got)
+	}
+	_, se = call(t, cs, "atlas_sync", map[string]any{"mode": "bogus"})
+	if code(se) != "E_BAD_REQUEST" {
+		t.Fatalf("bad mode: %s", code(se))
+	}
+}
+
+func TestRunCodeAndStatus(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Exec = func(code string) (any, error) {
+		return map[string]any{"success": true, "output": []map[string]string{{"level": "print", "text": code}}, "returns": []string{"2"}}, nil
+	}
+	_, re := call(t, cs, "run_code", map[string]any{"code": "print(1)"})
+	if !re.OK || !strings.Contains(string(re.Data), `"returns":["2"]`) {
+		t.Fatalf("run_code: %s %+v", re.Data, re.Errors)
+	}
+	_, st := call(t, cs, "studio_status", map[string]any{})
+	if !strings.Contains(string(st.Data), `"sessions":[{`) {
+		t.Fatalf("studio_status: %s", st.Data)
+	}
+	_, de := call(t, cs, "drift", map[string]any{})
+	if !de.OK || !strings.Contains(string(de.Data), `"drift":false`) {
+		t.Fatalf("drift: %s", de.Data)
+	}
+}
+
+func TestPayloadGuard(t *testing.T) {
+	_, cs := connect(t, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": strings.Repeat("x", mcpserver.MaxArgumentBytes+10)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "E_PAYLOAD_TOO_LARGE") {
+		t.Fatalf("oversized call: %+v", res)
+	}
+}
