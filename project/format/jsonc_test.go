@@ -206,6 +206,10 @@ func FuzzParseJSONC(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		raw, err := ParseJSONC(data)
+		_, luaErr := LuaFromJSON(data)
+		if (err == nil) != (luaErr == nil) {
+			t.Fatalf("ParseJSONC error %v but LuaFromJSON error %v", err, luaErr)
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 {
