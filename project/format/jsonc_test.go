@@ -225,5 +225,25 @@ func FuzzParseJSONC(f *testing.F) {
 		if err != nil || string(again) != string(raw) {
 			t.Fatalf("ParseJSONC(%s) = %s, %v, want it unchanged", raw, again, err)
 		}
+		if _, ok := v.(map[string]any); !ok {
+			return
+		}
+		patched, err := PatchJSONCValue(data, []string{"fuzz"}, json.RawMessage(`[1, 2]`))
+		if err != nil {
+			t.Fatalf("PatchJSONCValue(%q) error: %v", data, err)
+		}
+		praw, err := ParseJSONC(patched)
+		if err != nil {
+			t.Fatalf("PatchJSONCValue(%q) = %q, which does not parse: %v", data, patched, err)
+		}
+		var pv map[string]any
+		if err := json.Unmarshal(praw, &pv); err != nil {
+			t.Fatalf("json.Unmarshal(%s) error: %v", praw, err)
+		}
+		want := v.(map[string]any)
+		want["fuzz"] = []any{1.0, 2.0}
+		if diff := cmp.Diff(want, pv); diff != "" {
+			t.Fatalf("PatchJSONCValue(%q) = %q, value mismatch (-want +got):\n%s", data, patched, diff)
+		}
 	})
 }
