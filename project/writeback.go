@@ -79,13 +79,13 @@ func refuse(inst *dom.Instance, reason, format string, args ...any) *Refusal {
 // project does not set yet goes to the instance's own meta or model file. A field
 // that no file can hold is refused with a *Refusal.
 func PullEdit(p *Project, fsys fs.FS, disk, studio *dom.Instance, fields []string) ([]FileOp, error) {
-	w := newEditor(p, fsys)
+	w := newEditor(fsys)
 	for _, f := range fields {
 		if err := w.edit(disk, studio, f); err != nil {
 			return nil, withPath(err, disk.Path())
 		}
 	}
-	return w.ops()
+	return w.ops(), nil
 }
 
 // PullAdd returns the writes that create studio's instance and its subtree on disk
@@ -97,24 +97,24 @@ func PullEdit(p *Project, fsys fs.FS, disk, studio *dom.Instance, fields []strin
 // go to a .meta.json beside it. Ref properties are not written: a file cannot
 // point at an instance by its Studio id.
 func PullAdd(p *Project, fsys fs.FS, diskParent, studio *dom.Instance) ([]FileOp, error) {
-	path := joinInstancePath(diskParent, studio.Name)
+	instPath := joinInstancePath(diskParent, studio.Name)
 	dir, ok := folderOf(fsys, diskParent)
 	if !ok {
-		return nil, &Refusal{Path: path, Reason: ReasonParentNotAFolder,
+		return nil, &Refusal{Path: instPath, Reason: ReasonParentNotAFolder,
 			Msg: fmt.Sprintf("the parent %s is not stored as a folder (it is %s), so the new %s has nowhere to go; give the parent a $path to a folder in the project file, or create the file by hand", describeParent(diskParent), describeKind(diskParent), studio.ClassName)}
 	}
 	for _, c := range diskParent.Children {
 		if c.Name == studio.Name {
-			return nil, &Refusal{Path: path, Reason: ReasonDuplicateName,
+			return nil, &Refusal{Path: instPath, Reason: ReasonDuplicateName,
 				Msg: fmt.Sprintf("the parent already has a child named %q on disk; rename one of them in Studio so every sibling has its own name", studio.Name)}
 		}
 	}
-	a := &adder{p: p, fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent), ext: scriptExt(p)}
+	a := &adder{fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent), ext: scriptExt(p)}
 	taken, err := a.entries(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.add(dir, path, studio, taken); err != nil {
+	if err := a.add(dir, instPath, studio, taken); err != nil {
 		return nil, err
 	}
 	return a.ops, nil
@@ -252,7 +252,6 @@ func metaName(disk *dom.Instance) string {
 
 // editor collects the edits of PullEdit, one pending content per file.
 type editor struct {
-	p     *Project
 	fsys  fs.FS
 	files map[string]*pendingFile
 	order []string
@@ -265,8 +264,8 @@ type pendingFile struct {
 	data   []byte // content to write; nil while a new file is untouched
 }
 
-func newEditor(p *Project, fsys fs.FS) *editor {
-	return &editor{p: p, fsys: fsys, files: map[string]*pendingFile{}}
+func newEditor(fsys fs.FS) *editor {
+	return &editor{fsys: fsys, files: map[string]*pendingFile{}}
 }
 
 func (w *editor) file(p string) (*pendingFile, error) {
@@ -287,7 +286,7 @@ func (w *editor) file(p string) (*pendingFile, error) {
 	return f, nil
 }
 
-func (w *editor) ops() ([]FileOp, error) {
+func (w *editor) ops() []FileOp {
 	var ops []FileOp
 	for _, p := range w.order {
 		f := w.files[p]
@@ -299,7 +298,7 @@ func (w *editor) ops() ([]FileOp, error) {
 			ops = append(ops, FileOp{Path: p, Data: f.data})
 		}
 	}
-	return ops, nil
+	return ops
 }
 
 // propLayer is a JSON object that sets the instance's properties: a meta file, a model
@@ -401,7 +400,7 @@ func (w *editor) jsonObject(l propLayer) (map[string]json.RawMessage, error) {
 func objectAt(raw json.RawMessage, keys []string) (map[string]json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("not a JSON jsonObject")
+		return nil, errors.New("not a JSON object")
 	}
 	for i, k := range keys {
 		v, ok := obj[k]
@@ -410,7 +409,7 @@ func objectAt(raw json.RawMessage, keys []string) (map[string]json.RawMessage, e
 		}
 		obj = nil
 		if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("%s is not an jsonObject", strings.Join(keys[:i+1], "."))
+			return nil, fmt.Errorf("%s is not an object", strings.Join(keys[:i+1], "."))
 		}
 	}
 	return obj, nil
@@ -817,7 +816,6 @@ func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (js
 
 // adder collects the writes of PullAdd.
 type adder struct {
-	p          *Project
 	fsys       fs.FS
 	emitLegacy bool
 	ext        string // ".luau" or ".lua"
@@ -1552,7 +1550,7 @@ func (s *jsoncCursor) skipValue() error {
 				return nil
 			}
 		}
-		return errors.New("unterminated jsonObject or array")
+		return errors.New("unterminated object or array")
 	}
 	start := s.pos
 	for s.pos < len(s.data) && !strings.ContainsRune(" \t\r\n,:}]/", rune(s.data[s.pos])) {
@@ -1570,7 +1568,7 @@ func (s *jsoncCursor) skipValue() error {
 func (s *jsoncCursor) findMember(key string) (memberSpan, error) {
 	s.skipTrivia()
 	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return memberSpan{}, fmt.Errorf("%s: not inside an jsonObject", key)
+		return memberSpan{}, fmt.Errorf("%s: not inside an object", key)
 	}
 	s.pos++
 	// prevEnd is where the previous member ends: after its comma, or after its value
@@ -1580,7 +1578,7 @@ func (s *jsoncCursor) findMember(key string) (memberSpan, error) {
 	for {
 		s.skipTrivia()
 		if s.pos >= len(s.data) {
-			return memberSpan{}, errors.New("unterminated jsonObject")
+			return memberSpan{}, errors.New("unterminated object")
 		}
 		if s.data[s.pos] == '}' {
 			break
