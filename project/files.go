@@ -59,6 +59,9 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 		if err := l.applyMeta(inst, join(dir, name+".meta.jsonc"), false); err != nil {
 			return nil, err
 		}
+		// Its properties stick but its ignoreUnknownInstances does not: Rojo gives
+		// the init script the folder's metadata afterwards.
+		inst.IgnoreUnknown = false
 		break
 	}
 	if inst == nil {
