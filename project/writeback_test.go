@@ -330,6 +330,82 @@ func TestPullEdit(t *testing.T) {
 `},
 		},
 		{
+			name: "meta file without properties",
+			files: map[string]string{
+				"src/Main.server.luau": "print(1)\n",
+				"src/Main.meta.json":   "{\n  \"ignoreUnknownInstances\": true\n}\n",
+			},
+			path: "ReplicatedStorage/Main",
+			set:  map[string]dom.Value{"Disabled": dom.Bool(true)},
+			want: map[string]string{"src/Main.meta.json": "{\n  \"ignoreUnknownInstances\": true,\n  \"properties\": {\"Disabled\": {\"Bool\": true}}\n}\n"},
+		},
+		{
+			name:  "RunContext a script file implies",
+			files: map[string]string{"src/Main.server.luau": "print(1)\n"},
+			path:  "ReplicatedStorage/Main",
+			set:   map[string]dom.Value{"RunContext": dom.Enum(2)},
+			want: map[string]string{"src/Main.server.luau": "print(1)\n", "src/Main.meta.json": `{
+  "properties": {
+    "RunContext": {"Enum": 2}
+  }
+}
+`},
+		},
+		{
+			name: "model file with legacy keys",
+			files: map[string]string{
+				"src/Box.model.json": `{"ClassName": "Part", "Properties": {"Anchored": true}}`,
+			},
+			path: "ReplicatedStorage/Box",
+			set:  map[string]dom.Value{"Anchored": dom.Bool(false)},
+			want: map[string]string{"src/Box.model.json": `{"ClassName": "Part", "Properties": {"Anchored": false}}`},
+		},
+		{
+			name: "init script property into init.meta.json",
+			files: map[string]string{
+				"src/Boot/init.server.luau": "print(1)\n",
+				"src/Boot/Step.luau":        "return 1\n",
+			},
+			path: "ReplicatedStorage/Boot",
+			set:  map[string]dom.Value{"Disabled": dom.Bool(true)},
+			want: map[string]string{"src/Boot/init.meta.json": `{
+  "properties": {
+    "Disabled": {"Bool": true}
+  }
+}
+`},
+		},
+		{
+			name: "init script property where a meta file inside sets it",
+			files: map[string]string{
+				"src/Boot/init.server.luau": "print(1)\n",
+				"src/Boot/Boot.meta.json":   `{"properties": {"Disabled": false}}`,
+			},
+			path: "ReplicatedStorage/Boot",
+			set:  map[string]dom.Value{"Disabled": dom.Bool(true)},
+			want: map[string]string{"src/Boot/Boot.meta.json": `{"properties": {"Disabled": true}}`},
+		},
+		{
+			name: "attributes removed in Studio",
+			files: map[string]string{
+				"src/Things/A.luau":         "return 1\n",
+				"src/Things/init.meta.json": "{\n  \"attributes\": {\"Hp\": 5},\n  \"properties\": {\"Tags\": [\"T\"]}\n}\n",
+			},
+			path: "ReplicatedStorage/Things",
+			set:  map[string]dom.Value{"Attributes": nil},
+			want: map[string]string{"src/Things/init.meta.json": "{\n  \"properties\": {\"Tags\": [\"T\"]}\n}\n"},
+		},
+		{
+			name: "attribute shorthand kept",
+			files: map[string]string{
+				"src/Things/A.luau":         "return 1\n",
+				"src/Things/init.meta.json": "{\"attributes\": {\"Hp\": 5, \"Team\": \"Red\"}}\n",
+			},
+			path: "ReplicatedStorage/Things",
+			set:  map[string]dom.Value{"Attributes": dom.Attributes{"Hp": dom.Float64(7), "Team": dom.String("Red"), "Box": dom.Vector3{1, 2, 3}}},
+			want: map[string]string{"src/Things/init.meta.json": "{\"attributes\": {\"Box\": {\"Vector3\": [1, 2, 3]}, \"Hp\": 7, \"Team\": \"Red\"}}\n"},
+		},
+		{
 			name:  "unchanged value writes nothing",
 			files: map[string]string{"src/Mod.luau": "return 1\n"},
 			path:  "ReplicatedStorage/Mod",
