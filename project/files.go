@@ -431,6 +431,8 @@ func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
 		return nil, l.errf(p, "a model file must hold exactly one top-level instance, found %d", len(roots))
 	}
 	inst := roots[0]
+	// Load reassigns every id; the refs inside the model are rebound after.
+	l.modelRefs = append(l.modelRefs, rbxmx.CaptureRefs(roots))
 	inst.Name = name
 	inst.Walk(func(x *dom.Instance) bool {
 		x.FsPath = l.rel(p)

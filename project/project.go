@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/project/format"
@@ -160,6 +161,9 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 	for _, d := range root.AssignIDs() {
 		l.warnf("duplicate sibling name %q: instances are matched by order", d)
 	}
+	for _, refs := range l.modelRefs {
+		refs.Rebind()
+	}
 	p.Warnings = l.warnings
 	return p, nil
 }
@@ -179,6 +183,9 @@ type loader struct {
 	// dirStack holds the folders being scanned, to catch symlink loops.
 	dirStack []string
 	refIDs   map[string]*dom.Instance
+	// modelRefs are the Ref properties inside .rbxmx models, which point at
+	// provisional ids until the tree's ids are assigned.
+	modelRefs []rbxmx.Refs
 }
 
 // context is the per-project-file state: settings that nested projects reset or accumulate.
