@@ -717,8 +717,15 @@ func encodeValue(className, prop string, v dom.Value, existing json.RawMessage) 
 		}
 	}
 	b, err := dom.Marshal(v)
+	if err == nil {
+		// What the loader cannot read back would break the whole project.
+		var back dom.Value
+		if back, err = dom.ResolveValue(className, prop, b); err == nil && !dom.Equal(back, v) {
+			err = fmt.Errorf("%s does not read back as the same value", b)
+		}
+	}
 	if err != nil {
-		return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("property %s: %v", prop, err)}
+		return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("property %s cannot be written to a file: %v", prop, err)}
 	}
 	return spaced(b), nil
 }
@@ -791,6 +798,12 @@ func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (js
 	obj := jsonObject{}
 	for _, name := range sortedKeys(a) {
 		v := a[name]
+		switch {
+		case strings.HasPrefix(name, "RBX"):
+			return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("attribute %s: names starting with RBX are reserved by Roblox and cannot be written to a file", name)}
+		case v == nil || !dom.AttributeTypes[v.Type()]:
+			return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("attribute %s: its type cannot be written to a file", name)}
+		}
 		var enc json.RawMessage
 		if old, ok := existing[name]; ok && !dom.IsTagged(old) {
 			switch v := v.(type) {

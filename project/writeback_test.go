@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -793,6 +794,10 @@ func TestPullAddRefusals(t *testing.T) {
 		{"local script without legacy scripts", map[string]string{"default.project.json": noLegacy}, "ReplicatedStorage",
 			newInst("Cam", "LocalScript", src("")), ReasonNoFileForm},
 		{"script without its source", nil, "ReplicatedStorage", newInst("Main", "Script", nil), ReasonSourceNotLoaded},
+		{"reserved attribute name", nil, "ReplicatedStorage",
+			newInst("Box", "Part", dom.Properties{"Attributes": dom.Attributes{"RBXSecret": dom.Bool(true)}}), ReasonUnwritableValue},
+		{"value with no JSON form", nil, "ReplicatedStorage",
+			newInst("N", "NumberValue", dom.Properties{"Value": dom.Float64(math.NaN())}), ReasonUnwritableValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
