@@ -150,8 +150,10 @@ func (a *app) commands() []*cli.Command {
 		a.driftCommand(),
 		a.hookCommand(),
 		a.mcpCommand(),
+		a.pluginCommand(),
 		a.treeCommand(),
 		a.buildCommand(),
+		a.demoCommand(),
 		a.versionCommand(),
 	}
 }

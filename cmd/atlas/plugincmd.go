@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/plugin"
+)
+
+func (a *app) pluginCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "plugin",
+		Usage: "package or install the Atlas Studio plugin",
+		Commands: []*cli.Command{
+			{
+				Name:  "build",
+				Usage: "write the plugin as a Roblox model file",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: plugin.FileName, Usage: "output .rbxmx file"}, jsonFlag},
+				Action: a.action("plugin.build", func(ctx context.Context, c *cli.Command) error {
+					out := c.String("output")
+					if !filepath.IsAbs(out) {
+						out = filepath.Join(a.cwd, out)
+					}
+					n, err := a.writePlugin(out)
+					if err != nil {
+						return err
+					}
+					a.emit("plugin.build", map[string]any{"output": out, "bytes": n}, nil, func(w io.Writer) {
+						fmt.Fprintf(w, "wrote %s (%d bytes)\n", out, n)
+					})
+					return nil
+				}),
+			},
+			{
+				Name:  "install",
+				Usage: "copy the plugin into Roblox Studio's plugins folder",
+				Flags: []cli.Flag{jsonFlag},
+				Action: a.action("plugin.install", func(ctx context.Context, c *cli.Command) error {
+					dir, err := plugin.PluginsFolder(a.getenv)
+					if errors.Is(err, plugin.ErrNoPluginsFolder) {
+						return errcode.New(errcode.NotFound, "%v", err).Reason("no_studio_here",
+							"run 'atlas plugin build -o Atlas.rbxmx' and copy the file to Studio's plugins folder: %LOCALAPPDATA%\\Roblox\\Plugins on Windows, ~/Documents/Roblox/Plugins on macOS")
+					}
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						return errcode.Wrap(errcode.Internal, err, "create "+dir)
+					}
+					out := filepath.Join(dir, plugin.FileName)
+					n, err := a.writePlugin(out)
+					if err != nil {
+						return err
+					}
+					a.emit("plugin.install", map[string]any{"output": out, "bytes": n}, nil, func(w io.Writer) {
+						fmt.Fprintf(w, "installed %s; restart Studio or reload plugins\n", out)
+					})
+					return nil
+				}),
+			},
+		},
+	}
+}
+
+func (a *app) writePlugin(out string) (int, error) {
+	var buf bytes.Buffer
+	if err := plugin.Build(&buf); err != nil {
+		return 0, errcode.Wrap(errcode.Internal, err, "build the plugin")
+	}
+	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+		return 0, errcode.Wrap(errcode.Internal, err, "write "+out)
+	}
+	return buf.Len(), nil
+}

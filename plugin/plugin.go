@@ -1,0 +1,84 @@
+// Package plugin holds the Atlas Studio plugin (Luau sources in src/, embedded here),
+// and packages it as a Roblox model file: a Script "Atlas" (src/Main.server.luau) whose
+// ModuleScript children are the other modules, as Studio loads local plugins.
+package plugin
+
+import (
+	"embed"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxmx"
+)
+
+//go:embed src/*.luau
+var sources embed.FS
+
+// FileName is the plugin file's name in Studio's plugins folder.
+const FileName = "Atlas.rbxmx"
+
+// Model returns the plugin as an instance tree.
+func Model() (*dom.Instance, error) {
+	entries, err := fs.ReadDir(sources, "src")
+	if err != nil {
+		return nil, err
+	}
+	main, err := fs.ReadFile(sources, "src/Main.server.luau")
+	if err != nil {
+		return nil, errors.New("plugin: src/Main.server.luau is missing")
+	}
+	root := dom.New("Atlas", "Script")
+	root.Properties["Source"] = dom.String(main)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if n := e.Name(); n != "Main.server.luau" && strings.HasSuffix(n, ".luau") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := fs.ReadFile(sources, "src/"+n)
+		if err != nil {
+			return nil, err
+		}
+		m := dom.New(strings.TrimSuffix(n, ".luau"), "ModuleScript")
+		m.Properties["Source"] = dom.String(b)
+		root.AddChild(m)
+	}
+	root.AssignIDs()
+	return root, nil
+}
+
+// Build writes the plugin as an .rbxmx model.
+func Build(w io.Writer) error {
+	m, err := Model()
+	if err != nil {
+		return err
+	}
+	return rbxmx.Encode(w, []*dom.Instance{m})
+}
+
+// ErrNoPluginsFolder means Studio's plugins folder is unknown on this OS.
+var ErrNoPluginsFolder = errors.New("Roblox Studio runs on Windows and macOS; there is no plugins folder here")
+
+// PluginsFolder is where Studio loads local plugins from.
+func PluginsFolder(getenv func(string) string) (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "Roblox", "Plugins"), nil
+		}
+	case "darwin":
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, "Documents", "Roblox", "Plugins"), nil
+		}
+	}
+	return "", ErrNoPluginsFolder
+}
