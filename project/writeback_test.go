@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/google/go-cmp/cmp"
@@ -1009,5 +1010,68 @@ func TestPullAddFollowsLuaExtension(t *testing.T) {
 	}
 	if len(ops) != 1 || ops[0].Path != "src/D.client.lua" {
 		t.Errorf("PullAdd in a project of .lua files = %+v, want src/D.client.lua", ops)
+	}
+}
+
+func rbxmxFile(t *testing.T, root *dom.Instance) string {
+	t.Helper()
+	var b strings.Builder
+	if err := rbxmx.Encode(&b, []*dom.Instance{root}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestPullRbxmx(t *testing.T) {
+	car := rbxmxFile(t, newInst("Car", "Model", nil, newInst("Seat", "Seat", dom.Properties{"Anchored": dom.Bool(true)})))
+	project := `{
+  "tree": {
+    "$className": "DataModel",
+    "ReplicatedStorage": { "$path": "src" },
+    "Workspace": {
+      "Truck": { "$path": "truck.rbxmx" }
+    }
+  }
+}
+`
+	dir, p := setup(t, map[string]string{"default.project.json": project, "src/Car.rbxmx": car, "truck.rbxmx": car})
+	fsys := os.DirFS(dir)
+
+	for _, path := range []string{"ReplicatedStorage/Car", "ReplicatedStorage/Car/Seat"} {
+		disk := find(t, p, path)
+		studio := disk.Clone()
+		studio.Properties["Tags"] = dom.Tags{"Fast"}
+		_, err := PullEdit(p, fsys, disk, studio, []string{"Tags"})
+		var r *Refusal
+		if !errors.As(err, &r) || r.Reason != ReasonInModelFile {
+			t.Errorf("PullEdit of %s = %v, want a refusal %s", path, err, ReasonInModelFile)
+		}
+	}
+
+	// A model file reached through $path takes properties in its project node.
+	truck := find(t, p, "Workspace/Truck")
+	studio := truck.Clone()
+	studio.Properties["Tags"] = dom.Tags{"Fast"}
+	ops, err := PullEdit(p, fsys, truck, studio, []string{"Tags"})
+	if err != nil {
+		t.Fatalf("PullEdit of a $path model: %v", err)
+	}
+	apply(t, dir, ops)
+	if got := find(t, load(t, dir), "Workspace/Truck").Properties["Tags"]; !dom.Equal(got, dom.Tags{"Fast"}) {
+		t.Errorf("reloaded Workspace/Truck.Tags = %v, want [Fast]", got)
+	}
+
+	ops, err = PullRemove(p, fsys, find(t, p, "ReplicatedStorage/Car"))
+	if err != nil {
+		t.Fatalf("PullRemove of a model file: %v", err)
+	}
+	apply(t, dir, ops)
+	if exists(dir, "src/Car.rbxmx") {
+		t.Errorf("src/Car.rbxmx exists after PullRemove")
+	}
+	_, err = PullRemove(p, fsys, find(t, p, "Workspace/Truck/Seat"))
+	var r *Refusal
+	if !errors.As(err, &r) || r.Reason != ReasonInModelFile {
+		t.Errorf("PullRemove inside a model file = %v, want a refusal %s", err, ReasonInModelFile)
 	}
 }
