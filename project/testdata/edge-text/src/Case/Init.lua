@@ -1,0 +1,1 @@
+return "not an init file"

@@ -1,0 +1,2 @@
+-- a.server.lua
+return nil

@@ -1,0 +1,2 @@
+-- c.client.lua
+return nil

@@ -1,0 +1,2 @@
+-- e.plugin.lua
+return nil

@@ -1,0 +1,2 @@
+-- g.lua
+return nil

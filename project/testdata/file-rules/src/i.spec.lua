@@ -1,0 +1,2 @@
+-- i.spec.lua
+return nil

@@ -1,0 +1,2 @@
+-- !odd/drop.lua
+return nil

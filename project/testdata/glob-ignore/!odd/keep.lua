@@ -1,0 +1,2 @@
+-- !odd/keep.lua
+return nil

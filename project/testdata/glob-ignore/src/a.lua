@@ -1,0 +1,2 @@
+-- src/a.lua
+return nil

@@ -1,0 +1,2 @@
+-- src/a.spec.lua
+return nil

@@ -1,0 +1,2 @@
+-- src/again.lua
+return nil

@@ -1,0 +1,2 @@
+-- src/both.lua
+return nil

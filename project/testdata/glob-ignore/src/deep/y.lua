@@ -1,0 +1,2 @@
+-- src/deep/y.lua
+return nil

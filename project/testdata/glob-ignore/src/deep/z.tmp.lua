@@ -1,0 +1,2 @@
+-- src/deep/z.tmp.lua
+return nil

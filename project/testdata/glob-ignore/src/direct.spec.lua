@@ -1,0 +1,2 @@
+-- src/direct.spec.lua
+return nil

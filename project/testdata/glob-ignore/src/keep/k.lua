@@ -1,0 +1,2 @@
+-- src/keep/k.lua
+return nil

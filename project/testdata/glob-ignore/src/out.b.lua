@@ -1,0 +1,2 @@
+-- src/out.b.lua
+return nil

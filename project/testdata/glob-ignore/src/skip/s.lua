@@ -1,0 +1,2 @@
+-- src/skip/s.lua
+return nil

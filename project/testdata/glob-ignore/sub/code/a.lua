@@ -1,0 +1,2 @@
+-- sub/code/a.lua
+return nil

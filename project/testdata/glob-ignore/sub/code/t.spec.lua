@@ -1,0 +1,2 @@
+-- sub/code/t.spec.lua
+return nil

@@ -1,0 +1,2 @@
+-- sub/code/x.b.lua
+return nil

@@ -1,0 +1,2 @@
+-- A/init.lua
+return "init.lua"

@@ -1,0 +1,2 @@
+-- B/init.lua
+return "init.lua"

@@ -1,0 +1,2 @@
+-- C/init.server.lua
+return "init.server.lua"

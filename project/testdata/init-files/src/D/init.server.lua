@@ -1,0 +1,2 @@
+-- D/init.server.lua
+return "init.server.lua"

@@ -1,0 +1,2 @@
+-- E/init.client.lua
+return "init.client.lua"

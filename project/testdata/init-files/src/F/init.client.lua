@@ -1,0 +1,2 @@
+-- F/init.client.lua
+return "init.client.lua"

@@ -1,0 +1,2 @@
+-- F/init.plugin.lua
+return "init.plugin.lua"

@@ -1,0 +1,2 @@
+-- G/init.plugin.lua
+return "init.plugin.lua"

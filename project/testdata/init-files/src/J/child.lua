@@ -1,0 +1,2 @@
+-- J/child.lua
+return "child.lua"

@@ -1,0 +1,2 @@
+-- J/other.server.lua
+return "other.server.lua"

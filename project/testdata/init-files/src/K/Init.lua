@@ -1,0 +1,2 @@
+-- K/Init.lua
+return "Init.lua"

@@ -1,0 +1,1 @@
+return "not synced: the folder holds a project"
