@@ -109,7 +109,7 @@ func PullAdd(p *Project, fsys fs.FS, diskParent, studio *dom.Instance) ([]FileOp
 				Msg: fmt.Sprintf("the parent already has a child named %q on disk; rename one of them in Studio so every sibling has its own name", studio.Name)}
 		}
 	}
-	a := &adder{fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent), ext: scriptExt(p)}
+	a := &adder{fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent, dir), ext: scriptExt(p)}
 	taken, err := a.entries(dir)
 	if err != nil {
 		return nil, err
@@ -1219,32 +1219,51 @@ func joinInstancePath(parent *dom.Instance, name string) string {
 }
 
 // emitLegacyFor returns emitLegacyScripts of the project file that governs the
-// instance's folder (nested projects do not inherit it).
-func emitLegacyFor(p *Project, fsys fs.FS, inst *dom.Instance) bool {
-	for x := inst; x != nil; x = x.Parent {
-		if x.ProjectFile == "" {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, x.ProjectFile)
-		if err != nil {
-			break
-		}
-		raw, err := format.ParseJSONC(data)
-		if err != nil {
-			break
-		}
-		var pf struct {
-			EmitLegacyScripts *bool `json:"emitLegacyScripts"`
-		}
-		if json.Unmarshal(raw, &pf) != nil {
-			break
-		}
-		if pf.EmitLegacyScripts == nil {
-			return true
-		}
-		return *pf.EmitLegacyScripts
+// folder dir, which nested projects do not inherit. The loader does not record
+// that file for each instance, so it is found as the nearest project file of an
+// ancestor, unless a folder between that file's and dir holds a
+// default.project.json, the usual way a nested project is reached.
+func emitLegacyFor(p *Project, fsys fs.FS, inst *dom.Instance, dir string) bool {
+	gov := ""
+	for x := inst; x != nil && gov == ""; x = x.Parent {
+		gov = x.ProjectFile
 	}
-	return p.EmitLegacyScripts
+	govDir := dirOf(gov)
+	for d := dir; d != govDir && !strings.HasPrefix(d, "..") && d != "."; d = dirOf(d) {
+		for _, name := range DefaultFiles {
+			if st, err := fs.Stat(fsys, join(d, name)); err == nil && !st.IsDir() {
+				return readEmitLegacy(fsys, join(d, name), p.EmitLegacyScripts)
+			}
+		}
+		if d == "" {
+			break
+		}
+	}
+	if gov == "" {
+		return p.EmitLegacyScripts
+	}
+	return readEmitLegacy(fsys, gov, p.EmitLegacyScripts)
+}
+
+func readEmitLegacy(fsys fs.FS, file string, fallback bool) bool {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return fallback
+	}
+	raw, err := format.ParseJSONC(data)
+	if err != nil {
+		return fallback
+	}
+	var pf struct {
+		EmitLegacyScripts *bool `json:"emitLegacyScripts"`
+	}
+	if json.Unmarshal(raw, &pf) != nil {
+		return fallback
+	}
+	if pf.EmitLegacyScripts == nil {
+		return true // the default, not inherited from an outer project
+	}
+	return *pf.EmitLegacyScripts
 }
 
 // scriptExt follows the project's habit: ".lua" when most of its scripts use it.

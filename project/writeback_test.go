@@ -1075,3 +1075,22 @@ func TestPullRbxmx(t *testing.T) {
 		t.Errorf("PullRemove inside a model file = %v, want a refusal %s", err, ReasonInModelFile)
 	}
 }
+
+func TestPullAddNestedProjectSettings(t *testing.T) {
+	// The outer project keeps legacy scripts; the package it includes does not.
+	dir, p := setup(t, map[string]string{
+		"default.project.json":     `{"tree": {"$className": "DataModel", "ReplicatedStorage": {"Pkg": {"$path": "pkg"}}}}`,
+		"pkg/default.project.json": `{"emitLegacyScripts": false, "tree": {"$path": "src"}}`,
+		"pkg/src/Sub/A.luau":       "return 1\n",
+	})
+	input := newInst("Input", "Script", dom.Properties{"Source": dom.String("print(1)\n"), "RunContext": dom.Enum(2)})
+	ops, err := PullAdd(p, os.DirFS(dir), find(t, p, "ReplicatedStorage/Pkg/Sub"), input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 1 || ops[0].Path != "pkg/src/Sub/Input.client.luau" {
+		t.Errorf("PullAdd into a package without legacy scripts = %+v, want pkg/src/Sub/Input.client.luau alone", ops)
+	}
+	apply(t, dir, ops)
+	checkTree(t, find(t, load(t, dir), "ReplicatedStorage/Pkg/Sub/Input"), input)
+}
