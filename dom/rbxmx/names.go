@@ -62,6 +62,9 @@ func serializedNames(className string) map[string]string {
 	if m, ok := serializedCache.Load(className); ok {
 		return m.(map[string]string)
 	}
+	if _, ok := reflection.LookupClass(className); !ok {
+		return nil // not cached: class names in files are arbitrary
+	}
 	m := map[string]string{}
 	seen := map[string]bool{}
 	for c, ok := reflection.LookupClass(className); ok && !seen[c.Name]; c, ok = reflection.LookupClass(c.Superclass) {
