@@ -182,6 +182,48 @@ func (r *record) CheckDisk() error {
 	return nil
 }
 
+// probeWritable checks that a file can be created in dir; tests replace it.
+var probeWritable = func(dir string) error {
+	f, err := os.CreateTemp(dir, ".atlas-probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// Preflight checks that every folder the commit writes in can be written, so a
+// read-only folder refuses the transaction before Studio is touched.
+func (r *record) Preflight() error {
+	checked := map[string]bool{}
+	var failures []map[string]any
+	for _, f := range r.Files {
+		dir := filepath.Dir(r.abs(f.Path))
+		if f.Dir && !f.Delete {
+			dir = r.abs(f.Path)
+		}
+		for {
+			if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+		if checked[dir] {
+			continue
+		}
+		checked[dir] = true
+		if err := probeWritable(dir); err != nil {
+			failures = append(failures, map[string]any{"path": f.Path, "field": "writable", "expected": "a writable folder", "actual": err.Error()})
+		}
+	}
+	if len(failures) > 0 {
+		return errcode.New(errcode.PreconditionFailed, "%d folder(s) of the project cannot be written", len(failures)).
+			Reason("disk_not_writable", "make the folders writable (permissions, read-only mount) and plan again").With("failures", failures)
+	}
+	return nil
+}
+
 // MarkStudioSent records that the Studio patch is about to be sent.
 func (r *record) MarkStudioSent() error {
 	r.State = stateStudioSent

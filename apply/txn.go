@@ -93,6 +93,10 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		rec.Abort()
 		return nil, err
 	}
+	if err := rec.Preflight(); err != nil {
+		rec.Abort()
+		return nil, err
+	}
 	if len(w.ops) > 0 {
 		if err := rec.MarkStudioSent(); err != nil {
 			rec.Abort()

@@ -1,0 +1,372 @@
+package host_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// world is everything a refusal must leave alone: every project file's hash and
+// Studio's whole DataModel.
+type world struct {
+	Files map[string]string
+	Place string
+}
+
+func snapshotWorld(t *testing.T, e *hosttest.Env) world {
+	t.Helper()
+	w := world{Files: map[string]string{}}
+	filepath.WalkDir(e.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(e.Dir, p)
+		if d.IsDir() {
+			w.Files[rel+"/"] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		w.Files[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	b, _ := json.Marshal(e.Plugin.Place())
+	w.Place = string(b)
+	return w
+}
+
+func assertUnchanged(t *testing.T, e *hosttest.Env, before world) {
+	t.Helper()
+	after := snapshotWorld(t, e)
+	if d := cmp.Diff(before.Files, after.Files); d != "" {
+		t.Errorf("disk changed (-before +after):\n%s", d)
+	}
+	if before.Place != after.Place {
+		t.Errorf("Studio's DataModel changed:\nbefore %s\nafter  %s", before.Place, after.Place)
+	}
+}
+
+// studioEdit changes Studio through the plugin protocol, as a person typing in Studio would.
+func studioEdit(t *testing.T, e *hosttest.Env, path []string, source string) {
+	t.Helper()
+	s, err := e.Host.Bridge().Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var snap struct {
+		Instances []struct {
+			Handle string `json:"handle"`
+			Name   string `json:"name"`
+		} `json:"instances"`
+	}
+	if err := s.Call(ctx, "snapshot", map[string]any{"roots": [][]string{path}, "nodes": [][]string{}, "properties": map[string]any{}}, &snap); err != nil {
+		t.Fatal(err)
+	}
+	handle := snap.Instances[len(snap.Instances)-1].Handle
+	op := map[string]any{"op": "edit", "handle": handle, "set": map[string]any{"Source": map[string]string{"String": source}}}
+	if err := s.Call(ctx, "apply", map[string]any{"txId": "person-" + time.Now().Format("150405.000000"), "ops": []any{op}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCode(t *testing.T, err error, want errcode.Code) *errcode.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %s", want)
+	}
+	ce := errcode.As(err)
+	if ce.Code != want {
+		t.Fatalf("error %s (%s), want %s", ce.Code, ce.Message, want)
+	}
+	if _, ok := ce.Details["reasonCode"]; !ok {
+		t.Errorf("%s has no details.reasonCode", want)
+	}
+	if _, ok := ce.Details["nextActions"]; !ok {
+		t.Errorf("%s has no details.nextActions", want)
+	}
+	return ce
+}
+
+// conflicted starts a host where Util was edited on disk and in Studio and Main on disk.
+func conflicted(t *testing.T) (*hosttest.Env, *host.PlanData) {
+	e := hosttest.Start(t, nil, func(p *bridgetest.Place) {
+		p.Find("ReplicatedStorage", "Shared", "Util").SetSource("return { studio = true }\n")
+	})
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = true }\n")
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('disk')\n")
+	d, err := e.Host.Plan(context.Background(), host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Unresolved != 1 || d.Summary.Push != 1 {
+		t.Fatalf("summary %+v", d.Summary)
+	}
+	return e, d
+}
+
+func unresolvedID(d *host.PlanData) string {
+	for _, c := range d.Changes {
+		if !c.Resolved() {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+func TestApplyRefusalsChangeNothing(t *testing.T) {
+	ctx := context.Background()
+	doApply := func(e *hosttest.Env, req host.ApplyRequest) error {
+		_, err := e.Host.Apply(ctx, req)
+		return err
+	}
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, e *hosttest.Env, d *host.PlanData)
+		run     func(t *testing.T, e *hosttest.Env, d *host.PlanData) error
+		want    errcode.Code
+	}{
+		{name: "no token", want: errcode.ConfirmTokenRequired, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{})
+		}},
+		{name: "forged token", want: errcode.ConfirmTokenInvalid, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			parts := strings.Split(d.ConfirmToken, ".")
+			return doApply(e, host.ApplyRequest{Token: parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2]))})
+		}},
+		{name: "token of another project", want: errcode.ConfirmTokenInvalid, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			other, od := conflicted(t)
+			_ = other
+			return doApply(e, host.ApplyRequest{Token: od.ConfirmToken, SkipUnresolved: true})
+		}},
+		{name: "garbage override", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "sideways"}}})
+		}},
+		{name: "override of an unknown id", want: errcode.OverrideUnknownID, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: strings.Repeat("ab", 16), Direction: "push"}}})
+		}},
+		{name: "unresolved", want: errcode.Unresolved, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken})
+		}},
+		{name: "override with a stale studioHash", want: errcode.PreconditionFailed, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			h := gitblob.Hash([]byte("something else\n"))
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push", StudioHash: &h}}})
+		}},
+		{name: "override with wrong expectedProperties", want: errcode.PreconditionFailed, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
+				ExpectedProperties: map[string]json.RawMessage{"Source": json.RawMessage(`"nope"`)}}}})
+		}},
+		{name: "studio edit between plan and apply", want: errcode.ConfirmTokenMismatch,
+			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) {
+				studioEdit(t, e, []string{"ServerScriptService", "Main"}, "print('typed in studio')\n")
+			},
+			run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+				return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+			}},
+		{name: "disk edit between plan and apply", want: errcode.ConfirmTokenMismatch,
+			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) {
+				hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('edited again')\n")
+			},
+			run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+				return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+			}},
+		{name: "replayed token", want: errcode.ConfirmTokenReplayed,
+			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) {
+				// Resolve everything by skipping it: the apply succeeds and spends the token
+				// without writing, so the same plan is still current.
+				if err := doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: skipAll(d)}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+				return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: skipAll(d)})
+			}},
+		{name: "expired token", want: errcode.ConfirmTokenExpired,
+			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) {
+				short, err := e.Host.Plan(ctx, host.PlanRequest{TTL: time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.ConfirmToken = short.ConfirmToken
+				time.Sleep(3500 * time.Millisecond) // past exp + the 2 s leeway
+			},
+			run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+				return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+			}},
+		{name: "plugin disconnects during apply", want: errcode.StudioNotConnected,
+			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) { e.Plugin.DropNextRequest("apply") },
+			run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+				return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, d := conflicted(t)
+			if tc.prepare != nil {
+				tc.prepare(t, e, d)
+			}
+			before := snapshotWorld(t, e)
+			err := tc.run(t, e, d)
+			mustCode(t, err, tc.want)
+			assertUnchanged(t, e, before)
+		})
+	}
+}
+
+func skipAll(d *host.PlanData) []apply.Override {
+	var out []apply.Override
+	for _, c := range d.Changes {
+		out = append(out, apply.Override{ID: c.ID, Direction: "skip"})
+	}
+	return out
+}
+
+func TestMismatchListsWhatMoved(t *testing.T) {
+	e, d := conflicted(t)
+	hosttest.Write(t, e.Dir, "src/shared/New.luau", "return 1\n")
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('again')\n")
+	_, err := e.Host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+	ce := mustCode(t, err, errcode.ConfirmTokenMismatch)
+	if n := len(ce.Details["appeared"].([]string)); n != 1 {
+		t.Errorf("appeared = %v, want 1 id", ce.Details["appeared"])
+	}
+	if n := len(ce.Details["changed"].([]string)); n != 1 {
+		t.Errorf("changed = %v, want 1 id", ce.Details["changed"])
+	}
+}
+
+func TestDisconnectedApplyRollsBackOnReconnect(t *testing.T) {
+	ctx := context.Background()
+	e, d := conflicted(t)
+	e.Plugin.DropNextRequest("apply")
+	before := snapshotWorld(t, e)
+	_, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+	mustCode(t, err, errcode.StudioNotConnected)
+	st, _ := e.Host.Status(ctx)
+	if len(st.Pending) != 1 {
+		t.Fatalf("pending transactions = %v, want 1", st.Pending)
+	}
+	// The plugin comes back: it never applied the transaction, so it is rolled back.
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := e.Plugin.Connect(cctx, e.Host.PluginURL()); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		st, _ = e.Host.Status(ctx)
+		if len(st.Pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still pending after reconnect: %v", st.Pending)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	assertUnchanged(t, e, before)
+	// And a fresh plan applies cleanly.
+	d2, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d2.ConfirmToken, SkipUnresolved: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConflictResolvedWithStudioHashThenEmpty(t *testing.T) {
+	ctx := context.Background()
+	e, d := conflicted(t)
+	id := unresolvedID(d)
+	s, err := e.Host.Script(ctx, host.ScriptRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: id, Direction: "pull", StudioHash: &s.StudioHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(e.Dir, "src/shared/Util.luau"))
+	if string(got) != "return { studio = true }\n" {
+		t.Errorf("pulled file = %q", got)
+	}
+	if src := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); src != "print('disk')\n" {
+		t.Errorf("pushed Studio source = %q", src)
+	}
+	d2, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d2.Changes) != 0 {
+		t.Fatalf("plan after apply has %d changes", len(d2.Changes))
+	}
+}
+
+func TestNewAndDeletedInstancesBothWays(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, func(p *bridgetest.Place) {
+		shared := p.Find("ReplicatedStorage", "Shared")
+		n := &bridgetest.Node{Name: "FromStudio", ClassName: "ModuleScript", Properties: map[string]json.RawMessage{}}
+		n.SetSource("return 'studio'\n")
+		shared.Children = append(shared.Children, n)
+		// Main deleted in Studio.
+		sss := p.Find("ServerScriptService")
+		sss.Children = nil
+	})
+	hosttest.Write(t, e.Dir, "src/shared/FromDisk.luau", "return 'disk'\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, c := range d.Changes {
+		reasons[c.Path] = c.Reason + "/" + c.Direction
+	}
+	want := map[string]string{
+		"ReplicatedStorage/Shared/FromDisk":   "new_on_disk/push",
+		"ReplicatedStorage/Shared/FromStudio": "new_in_studio/pull",
+		"ServerScriptService/Main":            "deleted_in_studio/pull",
+	}
+	if diff := cmp.Diff(want, reasons); diff != "" {
+		t.Fatalf("changes (-want +got):\n%s", diff)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.Dir, "src/shared/FromStudio.luau")); err != nil || string(b) != "return 'studio'\n" {
+		t.Errorf("pulled new script: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.Dir, "src/server/Main.server.luau")); !os.IsNotExist(err) {
+		t.Errorf("Main.server.luau still exists after pulling its deletion: %v", err)
+	}
+	if n := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "FromDisk"); n == nil || n.Source() != "return 'disk'\n" {
+		t.Errorf("pushed new script: %+v", n)
+	}
+	d2, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d2.Changes) != 0 {
+		b, _ := json.MarshalIndent(d2.Changes, "", " ")
+		t.Fatalf("plan after apply:\n%s", b)
+	}
+}
