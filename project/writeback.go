@@ -109,7 +109,7 @@ func PullAdd(p *Project, fsys fs.FS, diskParent, studio *dom.Instance) ([]FileOp
 				Msg: fmt.Sprintf("the parent already has a child named %q on disk; rename one of them in Studio so every sibling has its own name", studio.Name)}
 		}
 	}
-	a := &adder{fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent, dir), ext: scriptExt(p)}
+	a := &adder{fsys: fsys, emitLegacy: emitLegacyFor(p, fsys, diskParent, dir), ext: scriptExt(diskParent)}
 	taken, err := a.entries(dir)
 	if err != nil {
 		return nil, err
@@ -262,7 +262,11 @@ type pendingFile struct {
 	orig   []byte // current bytes on disk
 	exists bool
 	data   []byte // content to write; nil while a new file is untouched
+	// parsed is data parsed as JSONC, kept until data changes.
+	parsed json.RawMessage
 }
+
+func (f *pendingFile) set(data []byte) { f.data, f.parsed = data, nil }
 
 func newEditor(fsys fs.FS) *editor {
 	return &editor{fsys: fsys, files: map[string]*pendingFile{}}
@@ -386,11 +390,12 @@ func (w *editor) jsonObject(l propLayer) (map[string]json.RawMessage, error) {
 	if err != nil || f.data == nil {
 		return nil, err
 	}
-	raw, err := format.ParseJSONC(f.data)
-	if err != nil {
-		return nil, fmt.Errorf("parse %s: %w", l.file, err)
+	if f.parsed == nil {
+		if f.parsed, err = format.ParseJSONC(f.data); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", l.file, err)
+		}
 	}
-	obj, err := objectAt(raw, l.keys)
+	obj, err := objectAt(f.parsed, l.keys)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.file, err)
 	}
@@ -550,15 +555,15 @@ func (w *editor) editContent(disk *dom.Instance, field string, v dom.Value) (boo
 		if usesCRLF(f.orig) {
 			text = strings.ReplaceAll(NormalizeSource(text), "\n", "\r\n")
 		}
-		f.data = []byte(text)
+		f.set([]byte(text))
 	case useText:
-		f.data = []byte(s)
+		f.set([]byte(s))
 	case useCSV:
 		data, err := format.CSVFromLocalization(string(s))
 		if err != nil {
 			return true, refuse(disk, ReasonUnwritableValue, "the Contents cannot be written as CSV: %v", err)
 		}
-		f.data = data
+		f.set(data)
 	}
 	return true, nil
 }
@@ -608,7 +613,7 @@ func (w *editor) setProp(l propLayer, class, prop string, v dom.Value) error {
 			}
 			doc = append(doc, jsonMember{l.propsKeys[0], jsonObject{{prop, enc}}})
 		}
-		f.data = doc.render()
+		f.set(doc.render())
 		return nil
 	}
 	obj, err := w.jsonObject(l)
@@ -658,10 +663,11 @@ func (w *editor) patch(f *pendingFile, keys []string, val json.RawMessage) error
 	if err != nil {
 		return fmt.Errorf("edit %s at %s: %w", f.path, strings.Join(keys, "."), err)
 	}
-	if _, err := format.ParseJSONC(out); err != nil {
+	parsed, err := format.ParseJSONC(out)
+	if err != nil {
 		return fmt.Errorf("edit %s at %s: the result does not parse: %w", f.path, strings.Join(keys, "."), err)
 	}
-	f.data = out
+	f.data, f.parsed = out, parsed
 	return nil
 }
 
@@ -702,7 +708,7 @@ func (w *editor) removeProp(disk *dom.Instance, prop string, ls []propLayer, def
 			if err != nil {
 				return refuse(disk, ReasonPropertyRemoved, "%s has no value in Studio; remove %s from %s by hand (%v)", prop, strings.Join(keys, "."), l.file, err)
 			}
-			f.data = out
+			f.set(out)
 		}
 	}
 	return nil
@@ -1246,18 +1252,8 @@ func emitLegacyFor(p *Project, fsys fs.FS, inst *dom.Instance, dir string) bool 
 }
 
 func readEmitLegacy(fsys fs.FS, file string, fallback bool) bool {
-	data, err := fs.ReadFile(fsys, file)
+	pf, err := (&loader{fsys: fsys}).readProjectFile(file)
 	if err != nil {
-		return fallback
-	}
-	raw, err := format.ParseJSONC(data)
-	if err != nil {
-		return fallback
-	}
-	var pf struct {
-		EmitLegacyScripts *bool `json:"emitLegacyScripts"`
-	}
-	if json.Unmarshal(raw, &pf) != nil {
 		return fallback
 	}
 	if pf.EmitLegacyScripts == nil {
@@ -1266,24 +1262,28 @@ func readEmitLegacy(fsys fs.FS, file string, fallback bool) bool {
 	return *pf.EmitLegacyScripts
 }
 
-// scriptExt follows the project's habit: ".lua" when most of its scripts use it.
-func scriptExt(p *Project) string {
-	lua, luau := 0, 0
-	if p.Root != nil {
-		p.Root.Walk(func(x *dom.Instance) bool {
-			if x.Kind == dom.KindScript || x.Kind == dom.KindInit {
-				switch {
-				case strings.HasSuffix(x.FsPath, ".luau"):
-					luau++
-				case strings.HasSuffix(x.FsPath, ".lua"):
-					lua++
-				}
+// scriptExt follows the habit of the folder the script goes into, or of the
+// nearest one above that holds scripts: ".lua" when most of its scripts use it.
+func scriptExt(parent *dom.Instance) string {
+	for x := parent; x != nil; x = x.Parent {
+		lua, luau := 0, 0
+		for _, c := range x.Children {
+			if c.Kind != dom.KindScript {
+				continue
 			}
-			return true
-		})
-	}
-	if lua > luau {
-		return ".lua"
+			switch {
+			case strings.HasSuffix(c.FsPath, ".luau"):
+				luau++
+			case strings.HasSuffix(c.FsPath, ".lua"):
+				lua++
+			}
+		}
+		if lua > luau {
+			return ".lua"
+		}
+		if luau > 0 {
+			return ".luau"
+		}
 	}
 	return ".luau"
 }
