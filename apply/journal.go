@@ -241,6 +241,9 @@ func (r *record) Abort() {
 // so no reader sees half a file) and deletes removed ones; it is idempotent, so a
 // transaction interrupted here is finished by running it again.
 func (r *record) Commit() ([]FileChange, error) {
+	if r.State == stateCommitted {
+		return []FileChange{}, nil
+	}
 	var changes []FileChange
 	var firstErr error
 	for _, f := range r.Files {
