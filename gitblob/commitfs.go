@@ -84,26 +84,33 @@ type snapshot struct {
 // fs.ModeSymlink and reading it yields the link's target text. A submodule
 // appears as an empty directory.
 func (r *Repo) CommitFS(commit string) (fs.FS, error) {
-	defer r.lock()()
-	h, err := r.commitHash(commit)
+	var s *snapshot
+	err := r.do(func() error {
+		h, err := r.commitHash(commit)
+		if err != nil {
+			return err
+		}
+		// Snapshots never change, and callers tend to ask for the same
+		// commit (HEAD) again and again.
+		if r.last != nil && r.lastCommit == h {
+			s = r.last
+			return nil
+		}
+		c, err := object.GetCommit(r.repo.Storer, h)
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", h, err)
+		}
+		nodes, err := r.loadTree(c.TreeHash)
+		if err != nil {
+			return fmt.Errorf("read tree of commit %s: %w", h, err)
+		}
+		s = &snapshot{r: r, nodes: nodes, modTime: c.Committer.When}
+		r.last, r.lastCommit = s, h
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	// Snapshots never change, and callers tend to ask for the same commit
-	// (HEAD) again and again.
-	if r.last != nil && r.lastCommit == h {
-		return &commitFS{s: r.last}, nil
-	}
-	c, err := object.GetCommit(r.repo.Storer, h)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	nodes, err := r.loadTree(c.TreeHash)
-	if err != nil {
-		return nil, fmt.Errorf("read tree of commit %s: %w", h, err)
-	}
-	s := &snapshot{r: r, nodes: nodes, modTime: c.Committer.When}
-	r.last, r.lastCommit = s, h
 	return &commitFS{s: s}, nil
 }
 
@@ -288,30 +295,34 @@ func (s *snapshot) size(n *node) (int64, error) {
 	if v := n.size.Load(); v > 0 {
 		return v - 1, nil
 	}
-	r := s.r
-	defer r.lock()()
 	var size int64
-	if sz, ok := r.repo.Storer.(objectSizer); ok {
-		v, err := sz.EncodedObjectSize(n.hash)
-		if err != nil {
-			return 0, fmt.Errorf("size of blob %s: %w", n.hash, err)
+	storer := s.r.repo.Storer
+	err := s.r.do(func() error {
+		if sz, ok := storer.(objectSizer); ok {
+			v, err := sz.EncodedObjectSize(n.hash)
+			size = v
+			return err
 		}
-		size = v
-	} else {
-		obj, err := r.repo.Storer.EncodedObject(plumbing.BlobObject, n.hash)
+		obj, err := storer.EncodedObject(plumbing.BlobObject, n.hash)
 		if err != nil {
-			return 0, fmt.Errorf("size of blob %s: %w", n.hash, err)
+			return err
 		}
 		size = obj.Size()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("size of blob %s: %w", n.hash, err)
 	}
 	n.size.Store(size + 1)
 	return size, nil
 }
 
 func (s *snapshot) content(n *node) ([]byte, error) {
-	unlock := s.r.lock()
-	data, err := s.r.readObject(plumbing.BlobObject, n.hash)
-	unlock()
+	var data []byte
+	err := s.r.do(func() (err error) {
+		data, err = s.r.readObject(plumbing.BlobObject, n.hash)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -93,27 +93,27 @@ func (n *node) isDirMode() bool { return n.mode == modeDir }
 
 // headTree returns HEAD's tree by path, or an empty map when HEAD is unborn.
 func (r *Repo) headTree() (map[string]*node, error) {
-	defer r.lock()()
-	unborn, err := r.unborn()
-	if err != nil {
-		return nil, err
-	}
-	if unborn {
-		return map[string]*node{}, nil
-	}
-	ref, err := r.repo.Head()
-	if err != nil {
-		return nil, fmt.Errorf("read HEAD: %w", err)
-	}
-	c, err := object.GetCommit(r.repo.Storer, ref.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
-	}
-	nodes, err := r.loadTree(c.TreeHash)
-	if err != nil {
-		return nil, fmt.Errorf("read tree of HEAD: %w", err)
-	}
-	return nodes, nil
+	nodes := map[string]*node{}
+	err := r.do(func() error {
+		unborn, err := r.unborn()
+		if err != nil || unborn {
+			return err
+		}
+		ref, err := r.repo.Head()
+		if err != nil {
+			return fmt.Errorf("read HEAD: %w", err)
+		}
+		c, err := object.GetCommit(r.repo.Storer, ref.Hash())
+		if err != nil {
+			return fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+		}
+		nodes, err = r.loadTree(c.TreeHash)
+		if err != nil {
+			return fmt.Errorf("read tree of HEAD: %w", err)
+		}
+		return nil
+	})
+	return nodes, err
 }
 
 // canonMode maps a mode to the few git records in an index, as git does

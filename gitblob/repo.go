@@ -91,25 +91,37 @@ func Discover(dir string) (*Repo, error) {
 	if err != nil {
 		realRoot = root
 	}
-	return &Repo{repo: repo, storage: storage, root: root, realRoot: realRoot}, nil
+	r := &Repo{repo: repo, storage: storage, root: root, realRoot: realRoot}
+	r.packs = r.packNames()
+	return r, nil
 }
 
 // lock takes mu for one operation on the repository; the returned function
 // ends it.
 func (r *Repo) lock() (unlock func()) {
 	r.mu.Lock()
-	// go-git reads the list of packfiles once, so objects would go missing
-	// after a repack (git gc, which git also runs by itself after commits).
-	// Listing the pack directory is cheap next to reading any object.
-	if packs := r.packNames(); packs != r.packs {
-		r.storage.Reindex()
-		r.packs = packs
-	}
 	return func() {
 		// Closing read-only files cannot lose data; there is nothing to report.
 		_ = r.storage.Close()
 		r.mu.Unlock()
 	}
+}
+
+// do runs op, which reads objects, under the lock. go-git reads the list of
+// packfiles once, so objects go missing after a repack (git gc, which git
+// also runs by itself after commits); when op fails and the packs changed,
+// do runs it again with a fresh list. Success costs no extra file access.
+func (r *Repo) do(op func() error) error {
+	defer r.lock()()
+	err := op()
+	if err != nil {
+		if packs := r.packNames(); packs != r.packs {
+			r.packs = packs
+			r.storage.Reindex()
+			err = op()
+		}
+	}
+	return err
 }
 
 func (r *Repo) packNames() string {
@@ -184,8 +196,11 @@ func evalExisting(p string) (string, error) {
 // "HEAD~1" and "main^2". When rev does not resolve it returns an error wrapping
 // ErrNoBase if HEAD is unborn, ErrBadRevision otherwise.
 func (r *Repo) Resolve(rev string) (string, error) {
-	defer r.lock()()
-	h, err := r.resolveLocked(rev)
+	var h plumbing.Hash
+	err := r.do(func() (err error) {
+		h, err = r.resolveLocked(rev)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
