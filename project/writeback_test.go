@@ -2,6 +2,7 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"math"
@@ -1093,4 +1094,66 @@ func TestPullAddNestedProjectSettings(t *testing.T) {
 	}
 	apply(t, dir, ops)
 	checkTree(t, find(t, load(t, dir), "ReplicatedStorage/Pkg/Sub/Input"), input)
+}
+
+// benchProject is a project of n scripts in folders of 50.
+func benchProject(b *testing.B, n int) (string, *Project) {
+	b.Helper()
+	dir := b.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write("default.project.json", placeProject)
+	for i := range n {
+		write(fmt.Sprintf("src/F%d/S%d.luau", i/50, i), strings.Repeat("local x = 1\n", 100))
+	}
+	p, err := Load(os.DirFS(dir), "default.project.json", Options{DirName: "game"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, p
+}
+
+func BenchmarkPullEditSource(b *testing.B) {
+	dir, p := benchProject(b, 1000)
+	fsys := os.DirFS(dir)
+	disk := p.Root.Find("ReplicatedStorage", "F3", "S150")
+	studio := disk.Clone()
+	studio.Properties["Source"] = dom.String("return 2\n")
+	for b.Loop() {
+		if _, err := PullEdit(p, fsys, disk, studio, []string{"Source"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPullEditProperty(b *testing.B) {
+	dir, p := benchProject(b, 1000)
+	fsys := os.DirFS(dir)
+	disk := p.Root.Find("Workspace")
+	studio := disk.Clone()
+	studio.Properties["Gravity"] = dom.Float32(100)
+	for b.Loop() {
+		if _, err := PullEdit(p, fsys, disk, studio, []string{"Gravity"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPullAddScript(b *testing.B) {
+	dir, p := benchProject(b, 1000)
+	fsys := os.DirFS(dir)
+	parent := p.Root.Find("ReplicatedStorage", "F3")
+	inst := newInst("New", "Script", dom.Properties{"Source": dom.String("print(1)\n"), "RunContext": dom.Enum(1)})
+	for b.Loop() {
+		if _, err := PullAdd(p, fsys, parent, inst); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
