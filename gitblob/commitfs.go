@@ -97,6 +97,9 @@ func (r *Repo) CommitFS(commit string) (fs.FS, error) {
 			return nil
 		}
 		c, err := object.GetCommit(r.repo.Storer, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return fmt.Errorf("%w %s: no such commit", ErrBadRevision, h)
+		}
 		if err != nil {
 			return fmt.Errorf("read commit %s: %w", h, err)
 		}
@@ -257,7 +260,7 @@ func parseTree(raw []byte) ([]node, error) {
 		copy(n.hash[:], text[i+nul+1:end])
 		i = end
 		// Git refuses to check out such names; so does this file system.
-		if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+		if name == "" || name == "." || name == ".." || strings.EqualFold(name, ".git") || strings.Contains(name, "/") {
 			kids = kids[:len(kids)-1]
 		}
 	}

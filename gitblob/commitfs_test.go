@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -458,6 +459,17 @@ func TestCommitFSErrors(t *testing.T) {
 	}
 }
 
+func TestCommitFSBadCommit(t *testing.T) {
+	dir := newFixture(t)
+	r := discover(t, dir)
+	tree := runGit(t, dir, "rev-parse", "HEAD^{tree}")
+	for _, rev := range []string{"nope", tree, strings.Repeat("ab", 20)} {
+		if _, err := r.CommitFS(rev); !errors.Is(err, ErrBadRevision) {
+			t.Errorf("CommitFS(%s) error = %v, want ErrBadRevision", rev, err)
+		}
+	}
+}
+
 func TestCommitFSOlderCommit(t *testing.T) {
 	dir := newFixture(t)
 	fsys, err := discover(t, dir).CommitFS("HEAD~1")
@@ -549,5 +561,50 @@ func TestCommitFSAfterRepack(t *testing.T) {
 		if err != nil || string(got) != tt.want {
 			t.Errorf("ReadFile = %q, %v; want %q", got, err, tt.want)
 		}
+	}
+}
+
+func TestParseTree(t *testing.T) {
+	id := strings.Repeat("\x01", 20)
+	tests := []struct {
+		name    string
+		raw     string
+		want    []string // "mode name"
+		wantErr bool
+	}{
+		{"empty", "", nil, false},
+		{"entries", "100644 a.lua\x00" + id + "40000 dir\x00" + id + "120000 l\x00" + id + "160000 sub\x00" + id,
+			[]string{"100644 a.lua", "40000 dir", "120000 l", "160000 sub"}, false},
+		{"legacy mode", "100664 old\x00" + id, []string{"100664 old"}, false},
+		{"names git refuses", "100644 .\x00" + id + "100644 ..\x00" + id + "40000 .GIT\x00" + id + "100644 ok\x00" + id,
+			[]string{"100644 ok"}, false},
+		{"truncated id", "100644 a\x00" + id[:10], nil, true},
+		{"no space", "100644a\x00" + id, nil, true},
+		{"bad mode", "10x644 a\x00" + id, nil, true},
+		{"no nul", "100644 a", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes, err := parseTree([]byte(tt.raw))
+			if tt.wantErr {
+				if err == nil {
+					t.Errorf("parseTree = %d entries, want an error", len(nodes))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for i := range nodes {
+				got = append(got, fmt.Sprintf("%o %s", nodes[i].mode, nodes[i].name))
+				if string(nodes[i].hash[:]) != id {
+					t.Errorf("%s: wrong id %x", nodes[i].name, nodes[i].hash)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseTree (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
