@@ -116,6 +116,10 @@ func TestDecodeLenient(t *testing.T) {
 		{"CDATAInString", `<string name="S">a<![CDATA[<b>]]>c</string>`, dom.Properties{"S": dom.String("a<b>c")}},
 		{"Comment", `<!-- note --><bool name="B">true</bool>`, dom.Properties{"B": dom.Bool(true)}},
 		{"SelfClosingString", `<string name="S"/>`, dom.Properties{"S": dom.String("")}},
+		{"TagsDropEmpty", `<BinaryString name="Tags">AGEAAGIA</BinaryString>`, dom.Properties{"Tags": dom.Tags{"a", "b"}}},
+		// An attribute type this package does not know keeps the blob as it is.
+		{"UnreadableAttributesKept", `<BinaryString name="AttributesSerialize">AQAAAAEAAABhJQEAAAA=</BinaryString>`,
+			dom.Properties{"AttributesSerialize": dom.BinaryString("\x01\x00\x00\x00\x01\x00\x00\x00a\x25\x01\x00\x00\x00")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +131,28 @@ func TestDecodeLenient(t *testing.T) {
 				t.Errorf("properties (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestUnreadableBlobsRoundTrip(t *testing.T) {
+	doc := docStart + `<Item class="Terrain" referent="T"><Properties>
+<BinaryString name="MaterialColors">AAEC</BinaryString>
+<BinaryString name="AttributesSerialize">AQAAAAEAAABhJQEAAAA=</BinaryString>
+</Properties></Item></roblox>`
+	first, err := Decode(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dom.Properties{
+		"MaterialColors":      dom.BinaryString{0, 1, 2},
+		"AttributesSerialize": dom.BinaryString("\x01\x00\x00\x00\x01\x00\x00\x00a\x25\x01\x00\x00\x00"),
+	}
+	if diff := cmp.Diff(want, first[0].Properties, equalValues); diff != "" {
+		t.Errorf("Decode (-want +got):\n%s", diff)
+	}
+	again := decode(t, encode(t, first...))
+	if diff := cmp.Diff(want, again[0].Properties, equalValues); diff != "" {
+		t.Errorf("Decode(Encode(…)) (-want +got):\n%s", diff)
 	}
 }
 

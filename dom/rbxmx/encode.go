@@ -15,6 +15,28 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 )
 
+// How each dom value type is written (element name, then content):
+//
+//	Bool bool · String string, or ProtectedString in CDATA for Source ·
+//	Float32 float · Float64 double · Int32 int · Int64 int64 · Enum token ·
+//	BrickColor int · SecurityCapabilities · UniqueId (hex) ·
+//	Vector2, Vector3 (X Y Z) · Vector2int16, Vector3int16 · Color3 (R G B), or
+//	Color3uint8 (0xFFRRGGBB in decimal) where the database stores it so ·
+//	Color3uint8 · UDim (S O) · UDim2 (XS XO YS YO) · CFrame CoordinateFrame
+//	(X Y Z R00…R22) · OptionalCFrame OptionalCoordinateFrame (<CFrame> or empty) ·
+//	Rect Rect2D (min max) · Ray (origin direction) · Region3, Region3int16
+//	(min max; Roblox saves no such property) · NumberRange, NumberSequence,
+//	ColorSequence (space-separated numbers) · Axes (<axes>), Faces (<faces>)
+//	bit flags · ContentId Content (<url> or <null>) · Content Content (<uri> or
+//	<null>) · Font (Family Weight Style [CachedFaceId]) · PhysicalProperties
+//	(CustomPhysics [Density … AcousticAbsorption]) · Ref (referent or null) ·
+//	BinaryString, and as BinaryString: Tags (names joined by NUL), Attributes
+//	(binary attribute format), MaterialColors (69 bytes) · SharedString and
+//	NetAssetRef (key into <SharedStrings>).
+//
+// EnumItem (only meaningful inside attributes) and a Content holding an object
+// ref have no XML form: Encode fails on them.
+
 // header is the start of every document, as Roblox Studio writes it.
 const header = `<roblox xmlns:xmime="http://www.w3.org/2005/05/xmlmime" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="http://www.roblox.com/roblox.xsd" version="4">
 	<Meta name="ExplicitAutoJoints">true</Meta>
@@ -283,6 +305,9 @@ func (w propWriter) value(p fileProp) error {
 	case dom.SecurityCapabilities:
 		w.text("SecurityCapabilities", name, strconv.FormatUint(uint64(v), 10))
 	case dom.UniqueId:
+		if len(v) != 32 || !isHex(string(v)) {
+			return fmt.Errorf("UniqueId %q is not 32 hex digits", string(v))
+		}
 		w.text("UniqueId", name, strings.ToLower(string(v)))
 	case dom.Vector2:
 		w.compound("Vector2", name, floatFields("X Y", v[0], v[1])...)

@@ -322,6 +322,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"Axes", dom.Axes{"W"}, "W"},
 		{"MaterialColors", dom.MaterialColors{"Lava": {1, 2, 3}}, "Lava"},
 		{"AttributeType", dom.Attributes{"v": dom.Int64(1)}, "Int64"},
+		{"UniqueId", dom.UniqueId("xyz"), "xyz"},
 		{"AttributeFont", dom.Attributes{"f": dom.Font{Weight: "Huge", Style: "Normal"}}, "Huge"},
 	}
 	for _, tt := range tests {
