@@ -12,6 +12,76 @@ import { fileURLToPath } from 'node:url';
 import { LuauState } from 'luau-web';
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+// luau-web 1.4.0 is built with a fixed 17.5 MB heap (no memory growth): too small for a
+// place with thousands of scripts. Its memory is defined inside the wasm binary, so the
+// binary's memory section is rewritten before it is instantiated, to a larger fixed size
+// (ATLAS_LUAU_MEMORY_MB, default 2048). Pages are only backed by RAM once touched.
+const MEMORY_MB = Number(process.env.ATLAS_LUAU_MEMORY_MB) || 2048;
+
+function readLeb(bytes, pos) {
+  let result = 0;
+  let shift = 0;
+  let b;
+  do {
+    b = bytes[pos++];
+    result += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  return [result, pos];
+}
+
+function writeLeb(n) {
+  const out = [];
+  do {
+    let b = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) b |= 0x80;
+    out.push(b);
+  } while (n > 0);
+  return out;
+}
+
+/** Returns the wasm binary with its (single, non-imported) memory set to `pages` pages. */
+export function withMemoryPages(binary, pages) {
+  const bytes = binary instanceof Uint8Array ? binary : new Uint8Array(binary);
+  if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) return binary;
+  let pos = 8;
+  while (pos < bytes.length) {
+    const id = bytes[pos];
+    const [size, bodyStart] = readLeb(bytes, pos + 1);
+    if (id === 5) {
+      let [count, p] = readLeb(bytes, bodyStart);
+      if (count !== 1) return binary;
+      const flags = bytes[p++];
+      const [min] = readLeb(bytes, p);
+      if (min >= pages || (flags & 2) !== 0) return binary; // already larger, or shared
+      const body = [...writeLeb(1), 0x00, ...writeLeb(pages)];
+      const section = [5, ...writeLeb(body.length), ...body];
+      const out = new Uint8Array(bytes.length - (bodyStart + size - pos) + section.length);
+      out.set(bytes.subarray(0, pos), 0);
+      out.set(section, pos);
+      out.set(bytes.subarray(bodyStart + size), pos + section.length);
+      return out;
+    }
+    pos = bodyStart + size;
+  }
+  return binary;
+}
+
+let memoryPatched = false;
+function patchWasmMemory() {
+  if (memoryPatched) return;
+  memoryPatched = true;
+  const pages = Math.min(65536, Math.max(1, Math.floor((MEMORY_MB * 1024 * 1024) / 65536)));
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = function (source, imports) {
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+      source = withMemoryPages(source, pages);
+    }
+    return instantiate.call(this, source, imports);
+  };
+}
 export const pluginRoot = join(here, '..');
 export const srcDir = join(pluginRoot, 'src');
 export const mockDir = join(here, 'mock');
@@ -64,6 +134,7 @@ export async function createRuntime(options = {}) {
     },
     ...(options.globals ?? {}),
   };
+  patchWasmMemory();
   state = await LuauState.createAsync(env);
 
   const mockSources = readSources(mockDir);

@@ -67,8 +67,13 @@ async function runSpec(file, pluginSources, spec, vecs) {
   const test = readFileSync(join(here, file), 'utf8');
   const name = basename(file, '.luau');
   const arg = JSON.stringify({ spec, test, name, vectors: vecs });
-  const [done, reportJson] = await rt.call('eval', DRIVER, 'tests.driver', arg);
-  rt.stop();
+  let done, reportJson;
+  try {
+    [done, reportJson] = await rt.call('eval', DRIVER, 'tests.driver', arg);
+  } finally {
+    // luau-web cannot create a VM after destroying one, so VMs are left to the process.
+    rt.stop();
+  }
   if (!done) {
     return { passed: 0, failed: 1, failures: [{ name: `${name}: the test file did not finish`, message: '' }], names: [], output };
   }
