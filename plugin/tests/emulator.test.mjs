@@ -1,3 +1,366 @@
+// End-to-end tests of the emulator: a tiny host (a `ws` server on 127.0.0.1, port 0)
+// drives the real plugin over a real WebSocket, as the Go host does. Run by tests/run.mjs.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const runScript = join(here, '..', 'emulator', 'run.mjs');
+const SESSION = '00112233445566778899aabbccddeeff';
+const TIMEOUT = 60_000;
+
+function blob(text) {
+  const b = Buffer.from(text, 'utf8');
+  return createHash('sha1').update(Buffer.concat([Buffer.from(`blob ${b.length}\0`), b])).digest('hex');
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+// canonical JSON: object keys sorted, so that key order does not matter
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function assertEqual(actual, expected, what) {
+  const a = canonical(actual);
+  const e = canonical(expected);
+  if (a !== e) throw new Error(`${what}: got ${a}, want ${e}`);
+}
+
+const PLACE = {
+  placeId: 1234,
+  placeName: 'EmulatorTest',
+  root: {
+    name: 'Game',
+    className: 'DataModel',
+    properties: {},
+    children: [
+      {
+        name: 'ReplicatedStorage',
+        className: 'ReplicatedStorage',
+        properties: {},
+        children: [
+          {
+            name: 'Shared',
+            className: 'Folder',
+            properties: {},
+            children: [
+              { name: 'Util', className: 'ModuleScript', properties: { Source: { String: 'return {}\n' } }, children: [] },
+              ...Array.from({ length: 12 }, (_, i) => ({
+                name: `V${i}`,
+                className: 'StringValue',
+                properties: { Value: { String: `v${i}` } },
+                children: [],
+              })),
+            ],
+          },
+        ],
+      },
+      {
+        name: 'ServerScriptService',
+        className: 'ServerScriptService',
+        properties: {},
+        children: [
+          {
+            name: 'Main',
+            className: 'Script',
+            properties: { Source: { String: 'print("saved")\n' }, RunContext: { Enum: 1 } },
+            children: [],
+          },
+        ],
+      },
+      {
+        name: 'Workspace',
+        className: 'Workspace',
+        properties: {},
+        children: [
+          {
+            name: 'Floor',
+            className: 'Part',
+            properties: { Anchored: { Bool: true }, Size: { Vector3: [10, 1, 10] }, Material: { Enum: 256 } },
+            children: [],
+          },
+        ],
+      },
+    ],
+  },
+  drafts: { 'ServerScriptService/Main': 'print("draft")\n' },
+  enums: { Material: { Plastic: 256, Neon: 288 } },
+};
+
+// A host: accepts plugin connections and lets a test exchange frames with the current one.
+class Host {
+  constructor() {
+    this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0, path: '/plugin' });
+    this.connections = [];
+    this.waiters = [];
+    this.headers = [];
+    this.nextId = 1;
+    this.wss.on('connection', (ws, req) => {
+      this.headers.push(req.headers);
+      const conn = { ws, frames: [], listeners: [] };
+      this.connections.push(conn);
+      ws.on('message', (data) => {
+        const frame = JSON.parse(data.toString('utf8'));
+        conn.frames.push(frame);
+        for (const l of [...conn.listeners]) l(frame);
+      });
+      for (const w of this.waiters.splice(0)) w(conn);
+    });
+  }
+
+  async url() {
+    await new Promise((resolve) => (this.wss.address() ? resolve() : this.wss.once('listening', resolve)));
+    return `ws://127.0.0.1:${this.wss.address().port}/plugin`;
+  }
+
+  nextConnection(timeout = TIMEOUT) {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('no plugin connected')), timeout);
+      this.waiters.push((c) => {
+        clearTimeout(t);
+        resolve(c);
+      });
+    });
+  }
+
+  frame(conn, pred, timeout = TIMEOUT) {
+    const found = conn.frames.find(pred);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('timed out waiting for a frame')), timeout);
+      const l = (f) => {
+        if (pred(f)) {
+          clearTimeout(t);
+          conn.listeners.splice(conn.listeners.indexOf(l), 1);
+          resolve(f);
+        }
+      };
+      conn.listeners.push(l);
+    });
+  }
+
+  /** Sends a request; resolves with {partials, response}. */
+  async request(conn, method, params) {
+    const id = `r${this.nextId++}`;
+    conn.ws.send(JSON.stringify({ type: 'request', id, method, params }));
+    const response = await this.frame(conn, (f) => f.type === 'response' && f.id === id);
+    const partials = conn.frames.filter((f) => f.type === 'partial' && f.id === id);
+    return { partials, response };
+  }
+
+  close() {
+    for (const c of this.connections) c.ws.terminate();
+    return new Promise((resolve) => this.wss.close(resolve));
+  }
+}
+
+function startEmulator(args) {
+  const child = spawn(process.execPath, [runScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const state = { stderr: '', stdout: '', exit: null };
+  child.stderr.on('data', (d) => (state.stderr += d.toString()));
+  child.stdout.on('data', (d) => (state.stdout += d.toString()));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((state.exit = { code, signal }))));
+  return { child, state, exited };
+}
+
+function waitFor(check, what, timeout = TIMEOUT) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => {
+      const v = check();
+      if (v) return resolve(v);
+      if (Date.now() - started > timeout) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
 export async function runEmulatorTests() {
-  return { passed: 0, failed: 0, failures: [] };
+  const results = { passed: 0, failed: 0, failures: [] };
+  const dir = mkdtempSync(join(tmpdir(), 'atlas-emulator-'));
+  const placeFile = join(dir, 'place.json');
+  const saveFile = join(dir, 'saved.json');
+  writeFileSync(placeFile, JSON.stringify(PLACE));
+
+  const host = new Host();
+  const url = await host.url();
+  const emu = startEmulator(['--url', url, '--place', placeFile, '--save', saveFile, '--review', 'accept', '--session-id', SESSION]);
+  const ctx = {};
+
+  const tests = [
+    ['says hello with its session id and place, without an Origin header', async () => {
+      ctx.conn = await host.nextConnection();
+      const hello = await host.frame(ctx.conn, (f) => f.type === 'hello');
+      assertEqual(hello, { type: 'hello', protocol: 1, pluginVersion: '0.1.0', placeId: 1234, placeName: 'EmulatorTest', sessionId: SESSION }, 'hello');
+      assert(host.headers[0].origin === undefined, 'the upgrade carried an Origin header');
+    }],
+    ['prints "emulator: connected <sessionId>" when the welcome arrives', async () => {
+      ctx.conn.ws.send(JSON.stringify({ type: 'welcome', protocol: 1, hostVersion: 'test', project: 'Demo' }));
+      await waitFor(() => emu.state.stderr.includes(`emulator: connected ${SESSION}\n`), 'the connected line');
+      assert(emu.state.stdout === '', `stdout is not empty: ${emu.state.stdout}`);
+    }],
+    ['streams a snapshot in partial frames, parent before child', async () => {
+      const { partials, response } = await host.request(ctx.conn, 'snapshot', {
+        roots: [['ReplicatedStorage'], ['ServerScriptService', 'Main']],
+        nodes: [['Workspace', 'Floor']],
+        properties: { Part: { Anchored: 'Bool', Size: 'Vector3', Material: 'Enum:Material' }, StringValue: { Value: 'String' } },
+        chunkSize: 5,
+      });
+      assert(response.ok, `snapshot failed: ${JSON.stringify(response.error)}`);
+      const all = [...partials.sort((a, b) => a.seq - b.seq).flatMap((p) => p.result.instances), ...response.result.instances];
+      // game, RS, Shared, Util, V0..V11, SSS, Main, Workspace, Floor
+      assertEqual(all.length, 20, 'instance count');
+      assertEqual(partials.length, 3, 'partial count');
+      assertEqual(partials.map((p) => p.seq), [0, 1, 2], 'partial seqs');
+      assert(partials.every((p) => p.result.instances.length === 5), 'every partial holds chunkSize instances');
+      const seen = new Set();
+      for (const [i, inst] of all.entries()) {
+        if (i === 0) assertEqual([inst.parent, inst.className], [null, 'DataModel'], 'game');
+        else assert(seen.has(inst.parent), `${inst.name} came before its parent`);
+        assert(!seen.has(inst.handle), `handle ${inst.handle} twice`);
+        seen.add(inst.handle);
+      }
+      const byName = Object.fromEntries(all.map((i) => [i.name, i]));
+      assertEqual(byName.Floor.properties, { Anchored: { Bool: true }, Size: { Vector3: [10, 1, 10] }, Material: { Enum: 256 } }, 'Floor properties');
+      assertEqual(byName.Main.properties, { Source: { String: 'print("saved")\n' }, RunContext: { Enum: 1 } }, 'Main properties');
+      assertEqual(byName.V3.properties, { Value: { String: 'v3' } }, 'V3 properties');
+      assertEqual(byName.Shared.properties, {}, 'Shared properties');
+      ctx.handles = Object.fromEntries(all.map((i) => [i.name, i.handle]));
+    }],
+    ['reads a script and its unsaved draft', async () => {
+      const saved = await host.request(ctx.conn, 'getScript', { handle: ctx.handles.Main });
+      assertEqual(saved.response.result, {
+        source: 'print("saved")\n', sourceSha1: blob('print("saved")\n'), className: 'Script', isDraft: false, path: ['ServerScriptService', 'Main'],
+      }, 'saved script');
+      const draft = await host.request(ctx.conn, 'getScript', { path: ['ServerScriptService', 'Main'], draft: true });
+      assertEqual([draft.response.result.source, draft.response.result.isDraft], ['print("draft")\n', true], 'draft');
+      const notScript = await host.request(ctx.conn, 'getScript', { handle: ctx.handles.Shared });
+      assertEqual(notScript.response.error.code, 'E_NOT_A_SCRIPT', 'folder');
+    }],
+    ['applies a transaction and refuses a failed precondition', async () => {
+      const ok = await host.request(ctx.conn, 'apply', {
+        txId: 'tx-e2e-1',
+        ops: [
+          { op: 'edit', handle: ctx.handles.Util, expect: { sourceSha1: blob('return {}\n') }, set: { Source: { String: 'return { answer = 42 } -- <&>\n' } } },
+          { op: 'edit', handle: ctx.handles.Floor, expect: { properties: { Size: { Vector3: [10.00001, 1, 10] } } }, set: { Material: { Enum: 288 } } },
+          { op: 'add', parent: ctx.handles.Shared, instance: { name: 'New', className: 'ModuleScript', properties: { Source: { String: 'return 1\n' } }, children: [] } },
+          { op: 'remove', handle: ctx.handles.V0 },
+        ],
+      });
+      assert(ok.response.ok, `apply failed: ${JSON.stringify(ok.response.error)}`);
+      assertEqual(ok.response.result.txId, 'tx-e2e-1', 'txId');
+      assertEqual(ok.response.result.results.map((r) => r.ok), [true, true, true, true], 'results');
+      assert(typeof ok.response.result.results[2].handle === 'string', 'handle of the added instance');
+      const refused = await host.request(ctx.conn, 'apply', {
+        txId: 'tx-e2e-2',
+        ops: [{ op: 'edit', handle: ctx.handles.Util, expect: { sourceSha1: blob('return {}\n') }, set: { Source: { String: 'x' } } }],
+      });
+      assertEqual(refused.response.error.code, 'E_PRECONDITION_FAILED', 'refusal');
+      assertEqual(refused.response.error.details.failures[0].actual, blob('return { answer = 42 } -- <&>\n'), 'actual hash');
+      const tx = await host.request(ctx.conn, 'transactions', {});
+      assertEqual(tx.response.result, { txIds: ['tx-e2e-1'] }, 'transactions');
+    }],
+    ['answers E_NOT_FOUND for a handle of an earlier snapshot', async () => {
+      await host.request(ctx.conn, 'snapshot', { roots: [['ServerScriptService']] });
+      const stale = await host.request(ctx.conn, 'getScript', { handle: ctx.handles.Main });
+      assertEqual(stale.response.error.code, 'E_NOT_FOUND', 'stale handle');
+    }],
+    ['runs code with exec', async () => {
+      const r = await host.request(ctx.conn, 'exec', { code: 'print(#game.ReplicatedStorage.Shared:GetChildren()) warn("w") return "done"' });
+      assertEqual(r.response.result, { success: true, output: [{ level: 'print', text: '13' }, { level: 'warn', text: 'w' }], returns: ['done'] }, 'exec');
+      const bad = await host.request(ctx.conn, 'exec', { code: 'error("nope")' });
+      assertEqual([bad.response.ok, bad.response.result.success], [true, false], 'exec error is data');
+    }],
+    ['accepts a review with each change\'s default selection (--review accept)', async () => {
+      const r = await host.request(ctx.conn, 'review', {
+        planHash: 'sha256:abc',
+        mode: 'standard',
+        changes: [
+          { id: 'a', path: 'ReplicatedStorage/Shared/Util', patchType: 'Edit', defaultSelection: 'push' },
+          { id: 'b', path: 'ReplicatedStorage/Shared/X', patchType: 'Add', defaultSelection: 'pull' },
+          { id: 'c', path: 'ReplicatedStorage/Shared/Y', patchType: 'Edit', defaultSelection: null },
+        ],
+      });
+      assertEqual(r.response.result, { decision: 'accept', selections: { a: 'push', b: 'pull', c: 'skip' } }, 'review answer');
+    }],
+    ['answers ping and refuses unknown methods', async () => {
+      const p = await host.request(ctx.conn, 'ping', {});
+      assert(typeof p.response.result.time === 'number', 'ping time');
+      const u = await host.request(ctx.conn, 'frobnicate', {});
+      assertEqual(u.response.error.code, 'E_BAD_REQUEST', 'unknown method');
+    }],
+    ['reconnects with the same session id after the connection drops', async () => {
+      const next = host.nextConnection();
+      ctx.conn.ws.terminate();
+      ctx.conn = await next;
+      const hello = await host.frame(ctx.conn, (f) => f.type === 'hello');
+      assertEqual(hello.sessionId, SESSION, 'session id after reconnect');
+      ctx.conn.ws.send(JSON.stringify({ type: 'welcome', protocol: 1, hostVersion: 'test', project: 'Demo' }));
+    }],
+    ['saves the place on SIGTERM and exits 0', async () => {
+      emu.child.kill('SIGTERM');
+      const exit = await emu.exited;
+      assertEqual(exit.code, 0, 'exit code');
+      const saved = JSON.parse(readFileSync(saveFile, 'utf8'));
+      assertEqual([saved.placeId, saved.placeName], [1234, 'EmulatorTest'], 'place header');
+      const rs = saved.root.children.find((c) => c.name === 'ReplicatedStorage');
+      const shared = rs.children.find((c) => c.name === 'Shared');
+      const names = shared.children.map((c) => c.name);
+      assertEqual(names, ['Util', ...Array.from({ length: 11 }, (_, i) => `V${i + 1}`), 'New'], 'children after apply');
+      assertEqual(shared.children[0].properties.Source, { String: 'return { answer = 42 } -- <&>\n' }, 'edited source');
+      const floor = saved.root.children.find((c) => c.name === 'Workspace').children[0];
+      assertEqual(floor.properties.Material, { Enum: 288 }, 'edited material');
+      assertEqual(saved.drafts, { 'ServerScriptService/Main': 'print("draft")\n' }, 'drafts');
+      assertEqual(saved.enums, PLACE.enums, 'enums');
+    }],
+    ['saves and exits 0 when the host closes with 1000 "shutdown"', async () => {
+      const save2 = join(dir, 'saved2.json');
+      const emu2 = startEmulator(['--url', url, '--place', placeFile, '--save', save2]);
+      const conn = await host.nextConnection();
+      await host.frame(conn, (f) => f.type === 'hello');
+      conn.ws.send(JSON.stringify({ type: 'welcome', protocol: 1, hostVersion: 'test', project: 'Demo' }));
+      await waitFor(() => emu2.state.stderr.includes('emulator: connected '), 'the connected line');
+      const hello = conn.frames.find((f) => f.type === 'hello');
+      assert(/^[0-9a-f]{32}$/.test(hello.sessionId), `random session id ${hello.sessionId}`);
+      conn.ws.close(1000, 'shutdown');
+      const exit = await emu2.exited;
+      assertEqual(exit.code, 0, 'exit code');
+      assert(existsSync(save2), 'no saved place');
+      const saved = JSON.parse(readFileSync(save2, 'utf8'));
+      assertEqual(saved.root.children.map((c) => c.name), ['ReplicatedStorage', 'ServerScriptService', 'Workspace'], 'services');
+    }],
+    ['rejects bad arguments with exit code 2', async () => {
+      const bad = startEmulator(['--url', url, '--review', 'maybe']);
+      const exit = await bad.exited;
+      assertEqual(exit.code, 2, 'exit code');
+      assert(bad.state.stderr.includes('--review'), 'the message names the flag');
+    }],
+  ];
+
+  for (const [name, fn] of tests) {
+    try {
+      await fn();
+      results.passed++;
+    } catch (e) {
+      results.failed++;
+      results.failures.push({ name, message: `${e.message}\n--- emulator stderr (tail) ---\n${emu.state.stderr.split('\n').slice(-15).join('\n')}` });
+    }
+  }
+  if (emu.state.exit === null) emu.child.kill('SIGKILL');
+  await host.close();
+  rmSync(dir, { recursive: true, force: true });
+  return results;
 }

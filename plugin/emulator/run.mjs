@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// The Studio emulator: runs the real Atlas plugin (src/*.luau) on the mock DataModel in a
+// Luau VM, and connects it to an Atlas host over a real WebSocket.
+//
+//   node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin --place PLACE.json
+//        [--save FILE] [--review accept|abort|none] [--session-id HEX32]
+//
+// Logs go to stderr only; "emulator: connected <sessionId>" is printed when the host's
+// welcome arrives. On SIGINT/SIGTERM, or when the host closes the socket with code 1000
+// and reason "shutdown", the place is written to --save (if given) and the process exits 0.
+
+import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { WebSocket } from 'ws';
+import { createRuntime, readSources, srcDir } from './runtime.mjs';
+
+const USAGE =
+  'usage: node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin [--place PLACE.json] ' +
+  '[--save FILE] [--review accept|abort|none] [--session-id HEX32]';
+
+function log(line) {
+  process.stderr.write(line + '\n');
+}
+
+function parseArgs(argv) {
+  const opts = { url: null, place: null, save: null, review: 'none', sessionId: null };
+  const names = { '--url': 'url', '--place': 'place', '--save': 'save', '--review': 'review', '--session-id': 'sessionId' };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf('=');
+    if (eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (arg === '-h' || arg === '--help') {
+      log(USAGE);
+      process.exit(0);
+    }
+    const key = names[arg];
+    if (!key) throw new Error(`unknown argument ${arg}`);
+    if (value === undefined) {
+      value = argv[++i];
+      if (value === undefined) throw new Error(`${arg} needs a value`);
+    }
+    opts[key] = value;
+  }
+  if (!opts.url) throw new Error('--url is required');
+  if (!/^wss?:\/\//.test(opts.url)) throw new Error('--url must be a ws:// URL');
+  if (!['accept', 'abort', 'none'].includes(opts.review)) throw new Error('--review must be accept, abort or none');
+  if (opts.sessionId !== null && !/^[0-9a-fA-F]{32}$/.test(opts.sessionId)) {
+    throw new Error('--session-id must be 32 hex digits');
+  }
+  return opts;
+}
+
+// The transport behind the mock's HttpService:CreateWebStreamClient: one ws client per id.
+class Network {
+  constructor() {
+    this.sockets = new Map();
+    this.runtime = null;
+    this.sessionId = null;
+    this.onShutdown = null;
+  }
+
+  deliver(id, kind, a, b) {
+    this.runtime.call('wsEvent', id, kind, a ?? null, b ?? null).catch((e) => log(`emulator: ${e.message}`));
+  }
+
+  open(id, url) {
+    // No Origin header (the host refuses upgrades that carry one), no compression, and no
+    // size limit here: the host enforces its own.
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 2 ** 31 - 1 });
+    this.sockets.set(id, ws);
+    ws.on('open', () => this.deliver(id, 'open'));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const text = data.toString('utf8');
+      if (text.length < 65536 && text.includes('"welcome"')) {
+        try {
+          if (JSON.parse(text).type === 'welcome') log(`emulator: connected ${this.sessionId}`);
+        } catch {
+          // not ours to judge: the plugin ignores it too
+        }
+      }
+      this.deliver(id, 'message', text);
+    });
+    ws.on('error', (err) => this.deliver(id, 'error', 0, err.message));
+    ws.on('close', (code, reason) => {
+      this.sockets.delete(id);
+      if (code === 1000 && reason.toString() === 'shutdown' && this.onShutdown) {
+        this.onShutdown('the host shut down');
+        return;
+      }
+      this.deliver(id, 'close');
+    });
+  }
+
+  send(id, text) {
+    const ws = this.sockets.get(id);
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error('the socket is not open');
+    if (this.sessionId === null && text.length < 4096 && text.includes('"hello"')) {
+      try {
+        const frame = JSON.parse(text);
+        if (frame.type === 'hello') this.sessionId = frame.sessionId;
+      } catch {
+        // the plugin only sends JSON
+      }
+    }
+    ws.send(text);
+  }
+
+  close(id) {
+    const ws = this.sockets.get(id);
+    if (!ws) return;
+    if (ws.readyState === WebSocket.OPEN) ws.close(1000);
+    else ws.terminate();
+  }
+
+  closeAll() {
+    for (const ws of this.sockets.values()) ws.terminate();
+    this.sockets.clear();
+  }
+}
+
+async function main() {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    log(`emulator: ${e.message}\n${USAGE}`);
+    process.exit(2);
+  }
+
+  const network = new Network();
+  const runtime = await createRuntime({
+    network,
+    log: (level, text) => log(level === 'print' ? `plugin: ${text}` : `plugin ${level}: ${text}`),
+  });
+  network.runtime = runtime;
+
+  let stopping = false;
+  const shutdown = async (why) => {
+    if (stopping) return;
+    stopping = true;
+    log(`emulator: stopping (${why})`);
+    let code = 0;
+    if (opts.save) {
+      try {
+        const [text] = await runtime.call('savePlace');
+        const tmp = `${opts.save}.tmp-${process.pid}`;
+        writeFileSync(tmp, text);
+        renameSync(tmp, opts.save);
+        log(`emulator: saved the place to ${opts.save}`);
+      } catch (e) {
+        log(`emulator: could not save the place: ${e.message}`);
+        code = 1;
+      }
+    }
+    runtime.stop();
+    network.closeAll();
+    process.exit(code);
+  };
+  network.onShutdown = shutdown;
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  if (opts.place) {
+    const text = readFileSync(opts.place, 'utf8');
+    const started = performance.now();
+    await runtime.call('loadPlace', text);
+    log(`emulator: loaded ${opts.place} in ${(performance.now() - started).toFixed(0)} ms`);
+  } else {
+    await runtime.call('newPlace');
+  }
+
+  const settings = { AtlasUrl: opts.url };
+  if (opts.sessionId) settings.AtlasSessionId = opts.sessionId.toLowerCase();
+  if (opts.review !== 'none') settings.AtlasAutoReview = opts.review;
+  await runtime.call('installPlugin', JSON.stringify(readSources(srcDir)), JSON.stringify(settings));
+  await runtime.call('runMain');
+  log(`emulator: plugin started, connecting to ${opts.url}`);
+}
+
+process.on('unhandledRejection', (e) => log(`emulator: ${e?.stack ?? e}`));
+
+main().catch((e) => {
+  log(`emulator: ${e?.stack ?? e}`);
+  process.exit(1);
+});
