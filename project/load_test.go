@@ -298,6 +298,35 @@ func TestLoadCases(t *testing.T) {
 			},
 		},
 		{
+			// §1.2: every top-level key is accepted; the serve and place settings
+			// come from the root project only.
+			name: "top-level-keys",
+			check: func(t *testing.T, p *project.Project) {
+				got := project.Project{
+					Name: p.Name, ServePort: p.ServePort, ServePlaceIDs: p.ServePlaceIDs,
+					BlockedPlaceIDs: p.BlockedPlaceIDs, PlaceID: p.PlaceID, GameID: p.GameID, EmitLegacyScripts: p.EmitLegacyScripts,
+				}
+				want := project.Project{
+					Name: "Keys", ServePort: 34999, ServePlaceIDs: []uint64{123, 456},
+					BlockedPlaceIDs: []uint64{789}, PlaceID: 123, GameID: 42, EmitLegacyScripts: true,
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("settings (-want +got):\n%s", diff)
+				}
+				wantClasses(t, p, map[string]string{"ServerStorage/Lib": "Folder"})
+			},
+		},
+		{
+			// §1.2: servePlaceIds may be null; absent settings take their defaults.
+			name: "null-place-ids",
+			check: func(t *testing.T, p *project.Project) {
+				if p.ServePlaceIDs != nil || p.ServePort != 0 || p.PlaceID != 0 || !p.EmitLegacyScripts {
+					t.Errorf("settings: servePlaceIds %v, servePort %d, placeId %d, emitLegacyScripts %v; want nil, 0, 0, true",
+						p.ServePlaceIDs, p.ServePort, p.PlaceID, p.EmitLegacyScripts)
+				}
+			},
+		},
+		{
 			// §1.3: foo.project.json without "name" → foo.
 			name: "root-name-file",
 			file: "foo.project.json",
@@ -517,7 +546,15 @@ func TestLoadCases(t *testing.T) {
 					wantProps(t, p, path, map[string]dom.Value{"RunContext": rc})
 				}
 				wantSource(t, p, "a", "-- a.server.lua\nreturn nil\n")
-				wantSource(t, p, "l", "return {\n\t[\"a b\"] = {\n\t\tx = true,\n\t},\n\tb = {1, 2},\n\tbig = 1000000000000000000000,\n\thalf = 0.5,\n\tn = nil,\n\ts = \"q\\\"\\\\\",\n}")
+				// §2.3: sorted keys, bare identifiers only, nil entries, numbers without
+				// exponents, and only " \ CR LF TAB escaped.
+				wantSource(t, p, "l", "return {\n\t[\"1st\"] = -0.25,\n\t_ok1 = {{}, {\n\t}},\n\t[\"a b\"] = {\n\t\tx = true,\n\t},\n"+
+					"\tb = {1, 2},\n\tbig = 1000000000000000000000,\n\tctl = \"a\x01é\\r\\n\\t\",\n\thalf = 0.5,\n\tn = nil,\n\ts = \"q\\\"\\\\\",\n}")
+				// TOML: integers become floats; NaN, infinities and datetimes.
+				wantSource(t, p, "n", "return {\n\tbig = 9007199254740992,\n\tcount = 3,\n\tday = \"1979-05-27\",\n\tinf = math.huge,\n\tnan = 0/0,\n"+
+					"\tninf = -math.huge,\n\towner = {\n\t\tname = \"x\",\n\t},\n\ttitle = \"TOML\",\n\twhen = \"1979-05-27T07:32:00Z\",\n}")
+				// YAML: file order, non-string keys in brackets.
+				wantSource(t, p, "o", "return {\n\tzebra = 1,\n\tapple = {\"two\", 3},\n\t[true] = \"yes\",\n\t[1] = \"one\",\n\tnested = {\n\t\tb = 2,\n\t\ta = 1,\n\t},\n}")
 				wantProps(t, p, "data.v2", map[string]dom.Value{"Value": dom.String("a text value\n")})
 				wantProps(t, p, "q", map[string]dom.Value{"Contents": dom.String(
 					`[{"key":"Hi","example":"greeting","source":"Hello","values":{"fr":"Bonjour"}},{"context":"ctx","source":"Bye","values":{"de":"Tschuss","fr":"Au revoir"}}]`)})
@@ -619,7 +656,7 @@ func TestLoadCases(t *testing.T) {
 			// match winning, "\!", `*` across "/", $path targets, nested projects.
 			name: "glob-ignore",
 			check: func(t *testing.T, p *project.Project) {
-				wantChildren(t, p, "Src", "a", "both", "deep", "keep", "out.b")
+				wantChildren(t, p, "Src", "a", "both", "case", "deep", "keep", "out.b", "x3")
 				wantChildren(t, p, "Src/deep", "y")
 				wantChildren(t, p, "Src/keep", "important", "k")
 				wantChildren(t, p, "Skipped", "n", "s")
@@ -834,7 +871,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "err-comments-only", file: "default.project.json", line: 1, column: 1, msg: "no JSON value"},
 		{name: "err-syntax", file: "default.project.json", line: 4, column: 12},
 		{name: "err-syntax-nested", file: "lib/lib.project.json", line: 3, column: 28},
-		{name: "err-bom-project", file: "default.project.json", line: 1, column: 1},
+		{name: "err-bom-project", file: "default.project.json", line: 1, column: 1, msg: "unexpected token"},
 		{name: "err-unknown-property", file: "default.project.json", msg: "Bogus"},
 		{name: "err-rbxm", file: "src/x.rbxm", msg: ".rbxm"},
 		{name: "err-bom-json", file: "src/x.json", line: 1, column: 1},
@@ -845,13 +882,17 @@ func TestLoadErrors(t *testing.T) {
 		{name: "err-utf8-json", file: "src/x.json", line: 1, column: 9, msg: "UTF-8"},
 		{name: "err-empty-json", file: "src/x.json", line: 1, column: 1, msg: "no JSON value"},
 		{name: "err-empty-meta", file: "src/x.meta.json", line: 1, column: 1, msg: "no JSON value"},
-		{name: "err-empty-yaml", file: "src/x.yaml"},
-		{name: "err-empty-rbxmx", file: "src/x.rbxmx"},
+		{name: "err-empty-yaml", file: "src/x.yaml", msg: "must contain a document"},
+		{name: "err-empty-rbxmx", file: "src/x.rbxmx", msg: "no root element"},
 		{name: "err-init-meta-class", file: "src/S/init.meta.json", msg: "className cannot be used with an init script"},
 		{name: "err-meta-id-twice", file: "src/a.meta.jsonc", msg: `already has id "one"`},
 		{name: "err-syntax-model", file: "src/x.model.json", line: 4, column: 27},
 		{name: "err-model-no-class", file: "src/x.model.json", msg: `"className" is required`},
-		{name: "err-csv-fields", file: "src/x.csv"},
+		{name: "err-csv-fields", file: "src/x.csv", msg: "3 fields"},
+		{name: "err-yaml-alias", file: "src/x.yaml", msg: "aliases"},
+		{name: "err-yaml-documents", file: "src/x.yaml", msg: "multiple documents"},
+		{name: "err-yaml-bigint", file: "src/x.yaml", msg: "9007199254740993"},
+		{name: "err-bad-setting", file: "default.project.json", msg: `"emitLegacyScripts" must be true or false`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -863,6 +904,7 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("Load error %v (%T), want a *project.Error", err, err)
 			}
+			t.Logf("Load error: %v", err)
 			got := project.Error{File: pe.File, Line: pe.Line, Column: pe.Column}
 			want := project.Error{File: tt.file, Line: tt.line, Column: tt.column}
 			if diff := cmp.Diff(want, got); diff != "" {

@@ -1,0 +1,2 @@
+-- src/case.lua
+return nil

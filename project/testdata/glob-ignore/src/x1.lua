@@ -1,0 +1,2 @@
+-- src/x1.lua
+return nil

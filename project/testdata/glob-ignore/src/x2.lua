@@ -1,0 +1,2 @@
+-- src/x2.lua
+return nil

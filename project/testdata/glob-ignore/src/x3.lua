@@ -1,0 +1,2 @@
+-- src/x3.lua
+return nil
