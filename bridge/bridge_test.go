@@ -331,34 +331,59 @@ func rawPlugin(t *testing.T, srv *bridge.Server, url, id string) *websocket.Conn
 }
 
 func TestPartialsJoinedInSeqOrder(t *testing.T) {
-	srv, url := start(t, bridge.Options{})
-	ws := rawPlugin(t, srv, url, "raw")
-	go func() {
-		var req struct{ ID string }
-		if err := ws.ReadJSON(&req); err != nil {
-			return
-		}
-		frames := []string{
-			`{"type":"partial","id":%q,"seq":1,"result":{"instances":[3,4]}}`,
-			`{"type":"partial","id":%q,"seq":0,"result":{"instances":[1,2]}}`,
-			`{"type":"partial","id":%q,"seq":2,"result":{"instances":[]}}`,
-			`{"type":"response","id":%q,"ok":true,"result":{"more":true,"instances":[5]}}`,
-		}
-		for _, f := range frames {
-			ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, f, req.ID))
-		}
-	}()
-	sess, err := srv.Session("raw")
-	if err != nil {
-		t.Fatal(err)
+	type snapshot struct {
+		Instances []int `json:"instances"`
+		More      bool  `json:"more"`
 	}
-	var got map[string]any
-	if err := sess.Call(context.Background(), "snapshot", nil, &got); err != nil {
-		t.Fatalf("Call: %v", err)
+	tests := []struct {
+		name   string
+		result func() any
+		want   any
+	}{
+		{"into a map", func() any { return &map[string]any{} },
+			&map[string]any{"instances": []any{1.0, 2.0, 3.0, 4.0, 5.0}, "more": true}},
+		{"into a struct", func() any { return &snapshot{} },
+			&snapshot{Instances: []int{1, 2, 3, 4, 5}, More: true}},
+		{"into raw JSON", func() any { return &json.RawMessage{} }, nil}, // compared decoded, below
 	}
-	want := map[string]any{"instances": []any{1.0, 2.0, 3.0, 4.0, 5.0}, "more": true}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	frames := []string{
+		`{"type":"partial","id":%q,"seq":1,"result":{"instances":[3,4]}}`,
+		`{"type":"partial","seq":0,"result":{"instances":[1, 2] },"id":%q}`,
+		`{"type":"partial","id":%q,"seq":2,"result":{"instances":[]}}`,
+		`{"type":"response","id":%q,"ok":true,"result":{"more":true,"instances":[5]}}`,
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, url := start(t, bridge.Options{})
+			ws := rawPlugin(t, srv, url, "raw")
+			go func() {
+				var req struct{ ID string }
+				if err := ws.ReadJSON(&req); err != nil {
+					return
+				}
+				for _, f := range frames {
+					ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, f, req.ID))
+				}
+			}()
+			sess, err := srv.Session("raw")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tt.result()
+			if err := sess.Call(context.Background(), "snapshot", nil, got); err != nil {
+				t.Fatalf("Call: %v", err)
+			}
+			if raw, ok := got.(*json.RawMessage); ok {
+				var v map[string]any
+				if err := json.Unmarshal(*raw, &v); err != nil {
+					t.Fatalf("result %s: %v", *raw, err)
+				}
+				got, tt.want = &v, &map[string]any{"instances": []any{1.0, 2.0, 3.0, 4.0, 5.0}, "more": true}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

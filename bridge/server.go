@@ -171,7 +171,7 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 		conn.Close()
 		return nil, fmt.Errorf("read hello: %w", err)
 	}
-	var h inboundFrame
+	var h helloFrame
 	if err := json.Unmarshal(data, &h); err != nil || h.Type != "hello" {
 		refuse(websocket.ClosePolicyViolation, "expected hello")
 		return nil, fmt.Errorf("first frame is not a hello")

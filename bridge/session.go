@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,11 +30,14 @@ type Session struct {
 }
 
 // pending is one call in flight. The read loop owns it while it is in the session's
-// pending map; whoever removes it from the map completes it and closes done.
+// pending map; whoever removes it from the map completes it and closes done. The read
+// loop decodes partials and the final result into result as they arrive, so a frame
+// is never copied; a Call that gives up waits for a decode already under way.
 type pending struct {
-	asm    *assembler      // partials so far; nil until the first one
-	result json.RawMessage // the final result, on success
-	err    error           // the plugin's error, or why the session ended
+	method string
+	result any       // the caller's, decoded into when the final response comes
+	parts  collector // gathers partial frames
+	err    error     // the plugin's error, a decode error, or why the session ended
 	done   chan struct{}
 }
 
@@ -66,7 +70,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 	}
 
 	id := s.srv.requestID()
-	p := &pending{done: make(chan struct{})}
+	p := &pending{method: method, result: result, parts: newCollector(result), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closeErr != nil {
 		err := s.closeErr
@@ -106,24 +110,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 		return fmt.Errorf("studio %s: %w", method, ctx.Err())
 	}
 
-	if p.err != nil {
-		return p.err
-	}
-	data := []byte(p.result)
-	if p.asm != nil {
-		b, err := p.asm.finish(p.result)
-		if err != nil {
-			return errcode.Wrap(errcode.Internal, err, fmt.Sprintf("studio %s result", method))
-		}
-		data = b
-	}
-	if result == nil || len(data) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(data, result); err != nil {
-		return errcode.Wrap(errcode.Internal, err, fmt.Sprintf("decode studio %s result", method))
-	}
-	return nil
+	return p.err
 }
 
 // take removes the pending call id and returns it, or nil when it is gone already.
@@ -183,15 +170,42 @@ func (s *Session) readLoop(pongWait time.Duration) error {
 	alive := func() error { return s.conn.SetReadDeadline(time.Now().Add(pongWait)) }
 	_ = alive()
 	s.conn.SetPongHandler(func(string) error { return alive() })
+	// One buffer for every frame: dispatch copies out what it keeps.
+	var buf bytes.Buffer
 	for {
-		_, data, err := s.conn.ReadMessage()
+		err := s.readFrame(&buf)
 		if err != nil {
 			s.close(s.readFailure(err), 0, "")
 			return err
 		}
 		_ = alive()
-		s.dispatch(data)
+		s.dispatch(buf.Bytes())
+		if buf.Cap() > idleBuffer && s.idle() {
+			buf = bytes.Buffer{}
+		}
 	}
+}
+
+// idleBuffer is the largest frame buffer kept while no call is pending (a snapshot's
+// biggest frames, 2,000 scripts of 4 KB, fit); while calls are, the buffer is kept
+// whatever its size, so a stream of big partials reuses it.
+const idleBuffer = 16 << 20
+
+// idle reports whether no call is pending.
+func (s *Session) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) == 0
+}
+
+func (s *Session) readFrame(buf *bytes.Buffer) error {
+	buf.Reset()
+	_, r, err := s.conn.NextReader()
+	if err != nil {
+		return err
+	}
+	_, err = buf.ReadFrom(r)
+	return err
 }
 
 func (s *Session) readFailure(err error) *errcode.Error {
@@ -208,11 +222,11 @@ func (s *Session) readFailure(err error) *errcode.Error {
 	return notConnected(s.info.ID, "the connection closed")
 }
 
-// dispatch routes one plugin frame to its pending call.
+// dispatch routes one plugin frame to its pending call. data is reused afterwards.
 func (s *Session) dispatch(data []byte) {
-	var f inboundFrame
-	if err := json.Unmarshal(data, &f); err != nil {
-		s.srv.log.Warn("studio sent a frame that is not JSON", "session", s.info.ID, "err", err)
+	f, err := scanFrame(data)
+	if err != nil {
+		s.srv.log.Warn("studio sent a frame that is not a JSON object", "session", s.info.ID, "err", err)
 		return
 	}
 	switch f.Type {
@@ -223,11 +237,8 @@ func (s *Session) dispatch(data []byte) {
 		if p == nil {
 			return // a cancelled call
 		}
-		// Only this goroutine touches p.asm while p is pending.
-		if p.asm == nil {
-			p.asm = newAssembler()
-		}
-		if err := p.asm.add(f.Seq, f.Result); err != nil && s.take(f.ID) != nil {
+		// Only this goroutine touches p.parts while p is pending.
+		if err := p.parts.add(f.Seq, f.Result); err != nil && s.take(f.ID) != nil {
 			p.err = errcode.Wrap(errcode.Internal, err, "studio sent a bad partial result")
 			close(p.done)
 		}
@@ -237,9 +248,17 @@ func (s *Session) dispatch(data []byte) {
 			return // a cancelled call
 		}
 		if f.OK {
-			p.result = f.Result
+			if err := p.parts.finish(f.Result, p.result); err != nil {
+				p.err = errcode.Wrap(errcode.Internal, err, fmt.Sprintf("decode studio %s result", p.method))
+			}
 		} else {
-			p.err = pluginError(f.Error)
+			var e *wireError
+			if len(f.Error) > 0 {
+				if err := json.Unmarshal(f.Error, &e); err != nil {
+					e = &wireError{Message: "studio sent an error that is not JSON: " + err.Error()}
+				}
+			}
+			p.err = pluginError(e)
 		}
 		close(p.done)
 	default:

@@ -3,8 +3,10 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // protocolVersion is the only protocol this host speaks (PROTOCOL.md §1).
@@ -36,23 +38,14 @@ type cancelFrame struct {
 	ID   string `json:"id"`
 }
 
-// Frames, plugin → host: one struct holds the fields of every kind.
-type inboundFrame struct {
-	Type string `json:"type"`
-
-	// hello
+// helloFrame is the first frame, plugin → host.
+type helloFrame struct {
+	Type          string `json:"type"`
 	Protocol      int    `json:"protocol"`
 	PluginVersion string `json:"pluginVersion"`
 	PlaceID       int64  `json:"placeId"`
 	PlaceName     string `json:"placeName"`
 	SessionID     string `json:"sessionId"`
-
-	// response and partial
-	ID     string          `json:"id"`
-	Seq    int             `json:"seq"`
-	OK     bool            `json:"ok"`
-	Result json.RawMessage `json:"result"`
-	Error  *wireError      `json:"error"`
 }
 
 type wireError struct {
@@ -61,119 +54,261 @@ type wireError struct {
 	Details map[string]any `json:"details"`
 }
 
-// assembler joins the "instances" arrays of partial frames, in seq order, into one
-// JSON object, so that the caller's result is decoded once from one buffer and no
-// per-instance values are built on the way.
+// assembler joins the "instances" arrays of partial frames, in seq order, with that of
+// the final result into one JSON object, so that the caller's result is decoded once
+// and no per-instance values are built on the way. Each partial's array contents are
+// kept in a buffer of their exact size, then copied once into a buffer of the exact
+// total size.
 type assembler struct {
-	buf   []byte         // `{"instances":[` then the elements appended so far
-	count int            // partial arrays appended that had elements
-	next  int            // the seq expected next
-	early map[int][]byte // array contents of partials that came before their turn
+	parts map[int][]byte // array contents of each partial, by seq
+	size  int            // total bytes in parts
 }
 
-func newAssembler() *assembler {
-	return &assembler{buf: []byte(`{"instances":[`)}
-}
-
-// add takes the result of a partial frame.
-func (a *assembler) add(seq int, result json.RawMessage) error {
-	var part struct {
-		Instances json.RawMessage `json:"instances"`
-	}
-	if err := json.Unmarshal(result, &part); err != nil {
-		return fmt.Errorf("decode partial %d: %w", seq, err)
-	}
-	elems, err := arrayElements(part.Instances)
+// add takes the result of a partial frame. result may be reused after add returns.
+func (a *assembler) add(seq int, result []byte) error {
+	elems, err := instancesOf(result)
 	if err != nil {
-		return fmt.Errorf("decode partial %d: %w", seq, err)
+		return fmt.Errorf("partial %d: %w", seq, err)
 	}
-	if seq != a.next {
-		if a.early == nil {
-			a.early = map[int][]byte{}
-		}
-		a.early[seq] = elems
-		return nil
+	if a.parts == nil {
+		a.parts = map[int][]byte{}
 	}
-	a.appendElements(elems)
-	a.next++
-	for {
-		e, ok := a.early[a.next]
-		if !ok {
+	a.size += len(elems) - len(a.parts[seq])
+	a.parts[seq] = bytes.Clone(elems)
+	return nil
+}
+
+// finish returns the final result with the partials' instances, in seq order,
+// before its own, and its other fields after them.
+func (a *assembler) finish(final []byte) ([]byte, error) {
+	var own []byte
+	var rest [][2][]byte // other fields: raw key, raw value
+	size := a.size + len(final) + len(a.parts) + 16
+	if trimmed := bytes.TrimSpace(final); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		err := eachField(final, func(key, value []byte) error {
+			if string(key) == `"instances"` {
+				elems, err := arrayContents(value)
+				own = elems
+				return err
+			}
+			rest = append(rest, [2][]byte{key, value})
 			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("final result: %w", err)
 		}
-		delete(a.early, a.next)
-		a.appendElements(e)
-		a.next++
 	}
-}
-
-func (a *assembler) appendElements(elems []byte) {
-	if len(elems) == 0 {
-		return
-	}
-	if a.count > 0 {
-		a.buf = append(a.buf, ',')
-	}
-	a.buf = append(a.buf, elems...)
-	a.count++
-}
-
-// finish appends the final result's instances and its other fields and returns the
-// whole object. Partials whose predecessors never came are appended in seq order.
-func (a *assembler) finish(final json.RawMessage) ([]byte, error) {
-	seqs := make([]int, 0, len(a.early))
-	for s := range a.early {
+	seqs := make([]int, 0, len(a.parts))
+	for s := range a.parts {
 		seqs = append(seqs, s)
 	}
-	sort.Ints(seqs)
+	slices.Sort(seqs)
+
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"instances":[`...)
+	first := true
+	appendElems := func(elems []byte) {
+		if len(elems) == 0 {
+			return
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, elems...)
+		first = false
+	}
 	for _, s := range seqs {
-		a.appendElements(a.early[s])
+		appendElems(a.parts[s])
+		delete(a.parts, s) // let it go as soon as it is copied
 	}
-	a.early = nil
-
-	var fields map[string]json.RawMessage
-	if trimmed := bytes.TrimSpace(final); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
-		if err := json.Unmarshal(final, &fields); err != nil {
-			return nil, fmt.Errorf("decode final result: %w", err)
-		}
+	appendElems(own)
+	buf = append(buf, ']')
+	for _, kv := range rest {
+		buf = append(buf, ',')
+		buf = append(buf, kv[0]...)
+		buf = append(buf, ':')
+		buf = append(buf, kv[1]...)
 	}
-	elems, err := arrayElements(fields["instances"])
-	if err != nil {
-		return nil, fmt.Errorf("decode final result: %w", err)
-	}
-	a.appendElements(elems)
-	a.buf = append(a.buf, ']')
-
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		if k != "instances" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		name, err := json.Marshal(k)
-		if err != nil {
-			return nil, fmt.Errorf("encode key %q: %w", k, err)
-		}
-		a.buf = append(a.buf, ',')
-		a.buf = append(a.buf, name...)
-		a.buf = append(a.buf, ':')
-		a.buf = append(a.buf, fields[k]...)
-	}
-	a.buf = append(a.buf, '}')
-	return a.buf, nil
+	return append(buf, '}'), nil
 }
 
-// arrayElements returns what is between the brackets of a JSON array that
-// json.Unmarshal has already checked; null or absent gives nothing.
-func arrayElements(raw json.RawMessage) ([]byte, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+// instancesOf returns the contents of the "instances" array of a result object.
+func instancesOf(result []byte) ([]byte, error) {
+	var elems []byte
+	err := eachField(result, func(key, value []byte) error {
+		if string(key) != `"instances"` {
+			return nil
+		}
+		var err error
+		elems, err = arrayContents(value)
+		return err
+	})
+	return elems, err
+}
+
+// arrayContents returns what is between the brackets of a JSON array; null gives
+// nothing.
+func arrayContents(v []byte) ([]byte, error) {
+	if string(v) == "null" {
 		return nil, nil
 	}
-	if raw[0] != '[' || raw[len(raw)-1] != ']' {
-		return nil, fmt.Errorf("instances is not an array")
+	if len(v) < 2 || v[0] != '[' || v[len(v)-1] != ']' {
+		return nil, errors.New("instances is not an array")
 	}
-	return bytes.TrimSpace(raw[1 : len(raw)-1]), nil
+	return bytes.TrimSpace(v[1 : len(v)-1]), nil
+}
+
+// The frame scanner below finds the fields of a frame and the extent of its values
+// without decoding them, at memchr speed inside strings (which hold most of a
+// snapshot's bytes). It does not validate: every byte it passes on is validated by
+// the json.Unmarshal that decodes the caller's result.
+
+// frameHead is what dispatch needs of a frame; Result and Error point into the frame.
+type frameHead struct {
+	Type   string
+	ID     string
+	Seq    int
+	OK     bool
+	Result []byte
+	Error  []byte
+}
+
+// scanFrame finds the fields of a response or partial frame.
+func scanFrame(data []byte) (frameHead, error) {
+	var h frameHead
+	err := eachField(data, func(key, value []byte) error {
+		switch string(key) {
+		case `"type"`:
+			return json.Unmarshal(value, &h.Type)
+		case `"id"`:
+			return json.Unmarshal(value, &h.ID)
+		case `"seq"`:
+			return json.Unmarshal(value, &h.Seq)
+		case `"ok"`:
+			return json.Unmarshal(value, &h.OK)
+		case `"result"`:
+			h.Result = value
+		case `"error"`:
+			h.Error = value
+		}
+		return nil
+	})
+	return h, err
+}
+
+// eachField calls fn with the raw key (quotes included) and raw value of each field
+// of the JSON object in data.
+func eachField(data []byte, fn func(key, value []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return errors.New("not a JSON object")
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return errors.New("bad object key")
+		}
+		end, err := skipString(data, i)
+		if err != nil {
+			return err
+		}
+		key := data[i:end]
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return errors.New("missing colon")
+		}
+		i = skipSpace(data, i+1)
+		end, err = skipValue(data, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return errors.New("unterminated object")
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return nil
+		default:
+			return errors.New("bad object separator")
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at data[i] == '"'.
+func skipString(data []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return 0, errors.New("unterminated string")
+		}
+		j += k
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for b := j - 1; b > i && data[b] == '\\'; b-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j, nil
+		}
+	}
+}
+
+// skipValue returns the index just past the value that starts at data[i].
+func skipValue(data []byte, i int) (int, error) {
+	if i >= len(data) {
+		return 0, errors.New("missing value")
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); {
+			switch data[j] {
+			case '"':
+				end, err := skipString(data, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+			j++
+		}
+		return 0, errors.New("unterminated value")
+	default:
+		j := i
+		for j < len(data) && !strings.ContainsRune(",}] \t\n\r", rune(data[j])) {
+			j++
+		}
+		if j == i {
+			return 0, errors.New("missing value")
+		}
+		return j, nil
+	}
 }
