@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	pending  map[string]*pending // calls waiting for their final response, by request id
-	closeErr error               // why the session ended; set once, with done closed
+	closeErr *errcode.Error      // why the session ended; set once; callers get copies
 	done     chan struct{}
 }
 
@@ -60,27 +61,22 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	raw := json.RawMessage("{}")
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("encode %s params: %w", method, err)
-		}
-		raw = b
-	}
-
 	id := s.srv.requestID()
+	frame, err := requestFrame(id, method, params)
+	if err != nil {
+		return err
+	}
 	p := &pending{method: method, result: result, parts: newCollector(result), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closeErr != nil {
-		err := s.closeErr
+		err := clone(s.closeErr)
 		s.mu.Unlock()
 		return err
 	}
 	s.pending[id] = p
 	s.mu.Unlock()
 
-	if err := s.write(requestFrame{Type: "request", ID: id, Method: method, Params: raw}); err != nil {
+	if err := s.writeRaw(frame); err != nil {
 		if s.take(id) != nil {
 			s.close(notConnected(s.info.ID, "sending the request failed"), 0, "")
 			return errcode.Wrap(errcode.StudioNotConnected, err, fmt.Sprintf("send %s to studio session %s", method, s.info.ID))
@@ -128,6 +124,11 @@ func (s *Session) write(v any) error {
 	if err != nil {
 		return fmt.Errorf("encode frame: %w", err)
 	}
+	return s.writeRaw(data)
+}
+
+// writeRaw sends data as one text frame.
+func (s *Session) writeRaw(data []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.conn.SetWriteDeadline(time.Now().Add(writeWait)); err != nil {
@@ -153,7 +154,7 @@ func (s *Session) close(why *errcode.Error, code int, reason string) {
 	s.mu.Unlock()
 
 	for _, p := range calls {
-		p.err = why
+		p.err = clone(why)
 		close(p.done)
 	}
 	if code != 0 {
@@ -298,4 +299,11 @@ func (s *Session) pingLoop(interval time.Duration) {
 			}
 		}
 	}
+}
+
+// clone copies e, so that callers who add details do not share them.
+func clone(e *errcode.Error) *errcode.Error {
+	c := *e
+	c.Details = maps.Clone(e.Details)
+	return &c
 }

@@ -26,11 +26,29 @@ type byeFrame struct {
 	Reason string `json:"reason"`
 }
 
-type requestFrame struct {
-	Type   string          `json:"type"`
-	ID     string          `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+// requestFrame encodes a request. The params are spliced in rather than encoded
+// again as a json.RawMessage field, which would scan and copy a big apply once more.
+func requestFrame(id, method string, params any) ([]byte, error) {
+	p := []byte("{}")
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
+	}
+	head, err := json.Marshal(struct {
+		Type   string `json:"type"`
+		ID     string `json:"id"`
+		Method string `json:"method"`
+	}{"request", id, method})
+	if err != nil {
+		return nil, fmt.Errorf("encode %s request: %w", method, err)
+	}
+	frame := make([]byte, 0, len(head)+len(p)+len(`,"params":}`))
+	frame = append(frame, head[:len(head)-1]...)
+	frame = append(frame, `,"params":`...)
+	frame = append(frame, p...)
+	return append(frame, '}'), nil
 }
 
 type cancelFrame struct {
