@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -215,4 +216,58 @@ func replayer(b *testing.B, url string, frames [][]byte, idAt []int) {
 			}
 		}
 	}()
+}
+
+// BenchmarkApply1000 pushes new Source to 1,000 scripts of the budget place in one
+// apply, each with its sourceSha1 precondition, through the bridge and the fake
+// plugin (ARCHITECTURE §8: apply of 1,000 script changes).
+func BenchmarkApply1000(b *testing.B) {
+	place := bridgetest.GeneratePlace(benchScripts, benchInstances, benchSourceBytes)
+	srv, url := start(b, bridge.Options{})
+	sess := connect(b, srv, url, bridgetest.New(place))
+	var snap benchSnapshot
+	if err := sess.Call(context.Background(), "snapshot", map[string]any{"roots": [][]string{{"ServerScriptService"}}}, &snap); err != nil {
+		b.Fatal(err)
+	}
+	type script struct{ handle, source string }
+	var scripts []script
+	for _, in := range snap.Instances {
+		if in.ClassName == "Script" && len(scripts) < 1000 {
+			var src struct{ String string }
+			if err := json.Unmarshal(in.Properties["Source"], &src); err != nil {
+				b.Fatal(err)
+			}
+			scripts = append(scripts, script{in.Handle, src.String})
+		}
+	}
+
+	type op struct {
+		Op     string         `json:"op"`
+		Handle string         `json:"handle"`
+		Expect map[string]any `json:"expect"`
+		Set    map[string]any `json:"set"`
+	}
+	b.ReportAllocs()
+	cpu := cpuTime()
+	n := 0
+	for b.Loop() {
+		n++
+		ops := make([]op, len(scripts))
+		for i := range scripts {
+			s := &scripts[i]
+			next := fmt.Sprintf("%s-- edit %d\n", s.source[:len(s.source)-min(len(s.source), 20)], n)
+			ops[i] = op{Op: "edit", Handle: s.handle,
+				Expect: map[string]any{"sourceSha1": bridgetest.BlobSHA1(s.source)},
+				Set:    map[string]any{"Source": map[string]string{"String": next}}}
+			s.source = next
+		}
+		var res struct{ Results []json.RawMessage }
+		if err := sess.Call(context.Background(), "apply", map[string]any{"txId": fmt.Sprintf("tx-%d", n), "ops": ops}, &res); err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Results) != len(scripts) {
+			b.Fatalf("apply answered %d results, want %d", len(res.Results), len(scripts))
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
