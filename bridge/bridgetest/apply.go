@@ -3,6 +3,7 @@ package bridgetest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -43,7 +44,10 @@ type opResult struct {
 	Handle string `json:"handle,omitempty"`
 }
 
-// apply checks every precondition of every op, then applies all ops or none.
+// apply checks every precondition of every op, then applies all ops or none. Like the
+// Studio plugin it runs edits and adds in op order and removes after them, so a
+// failing op never follows a removal; removing an instance already removed (with an
+// ancestor) does nothing, as Destroy does.
 func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	var in applyParams
 	if err := json.Unmarshal(params, &in); err != nil {
@@ -57,28 +61,21 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	}
 
 	var undo []func()
-	rollback := func(i int, err error) error {
-		for _, u := range slices.Backward(undo) {
-			u()
-		}
-		return errcode.Wrap(errcode.ApplyFailed, err, fmt.Sprintf("apply op %d; nothing was applied", i)).
-			With("op", i)
-	}
 	results := make([]opResult, len(in.Ops))
 	for i, op := range in.Ops {
 		results[i] = opResult{Op: i, OK: true}
 		switch op.Op {
 		case "edit":
-			n, err := p.lookup(op.Handle)
+			u, err := p.edit(p.handles[op.Handle], op.Set)
 			if err != nil {
-				return nil, rollback(i, err)
+				for _, u := range slices.Backward(undo) {
+					u()
+				}
+				return nil, errcode.Wrap(errcode.ApplyFailed, err, fmt.Sprintf("apply op %d", i)).With("op", i)
 			}
-			undo = append(undo, p.edit(n, op.Set))
+			undo = append(undo, u)
 		case "add":
-			parent, err := p.lookup(op.Parent)
-			if err != nil {
-				return nil, rollback(i, err)
-			}
+			parent := p.handles[op.Parent]
 			child := op.Instance.Clone()
 			parent.Children = append(parent.Children, child)
 			p.parent[child] = parent
@@ -88,20 +85,14 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 				parent.Children = slices.DeleteFunc(parent.Children, func(c *Node) bool { return c == child })
 				p.unregister(child)
 			})
-		case "remove":
-			n, err := p.lookup(op.Handle)
-			if err != nil {
-				return nil, rollback(i, err)
-			}
+		}
+	}
+	for _, op := range in.Ops {
+		if n := p.handles[op.Handle]; op.Op == "remove" && p.alive(n) {
 			parent := p.parent[n]
 			at := slices.Index(parent.Children, n)
 			parent.Children = slices.Delete(parent.Children, at, at+1)
 			p.unregister(n)
-			undo = append(undo, func() {
-				parent.Children = slices.Insert(parent.Children, at, n)
-				p.parent[n] = parent
-				p.register(n)
-			})
 		}
 	}
 
@@ -114,36 +105,47 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	return map[string]any{"txId": in.TxID, "results": results}, nil
 }
 
-// edit sets properties of n (a null value removes one; Name renames) and returns
-// the func that undoes it.
-func (p *Plugin) edit(n *Node, set map[string]json.RawMessage) func() {
-	oldName := n.Name
-	old := make(map[string]json.RawMessage, len(set))
-	had := make(map[string]bool, len(set))
-	for k, v := range set {
-		old[k], had[k] = n.Properties[k]
+// edit sets properties of n (Name renames) and returns the func that undoes it. A
+// value that is not a tagged value ({"Type": payload}) is an error, and leaves n as
+// it was.
+func (p *Plugin) edit(n *Node, set map[string]json.RawMessage) (func(), error) {
+	names := slices.Sorted(maps.Keys(set))
+	for _, k := range names {
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal(set[k], &v); err != nil || len(v) != 1 {
+			return nil, fmt.Errorf("%s: %s is not a tagged value", k, set[k])
+		}
 		if k == "Name" {
-			var name struct{ String string }
-			_ = json.Unmarshal(v, &name)
-			n.Name = name.String
-			continue
-		}
-		if string(v) == "null" {
-			delete(n.Properties, k)
-		} else {
-			n.Properties[k] = v
-		}
-	}
-	return func() {
-		n.Name = oldName
-		for k := range set {
-			if had[k] {
-				n.Properties[k] = old[k]
-			} else {
-				delete(n.Properties, k)
+			var name string
+			if err := json.Unmarshal(v["String"], &name); err != nil {
+				return nil, fmt.Errorf("Name: %s is not a String", set[k])
 			}
 		}
 	}
+	oldName := n.Name
+	old := make(map[string]json.RawMessage, len(set))
+	for _, k := range names {
+		if k == "Name" {
+			var v struct{ String string }
+			_ = json.Unmarshal(set[k], &v)
+			n.Name = v.String
+			continue
+		}
+		if v, ok := n.Properties[k]; ok {
+			old[k] = v
+		}
+		n.Properties[k] = set[k]
+	}
+	return func() {
+		n.Name = oldName
+		for _, k := range names {
+			if v, ok := old[k]; ok {
+				n.Properties[k] = v
+			} else if k != "Name" {
+				delete(n.Properties, k)
+			}
+		}
+	}, nil
 }
 
 // check verifies every op before any is applied: handles are live (else E_NOT_FOUND),
@@ -165,7 +167,10 @@ func (p *Plugin) check(ops []applyOp) error {
 				return errcode.New(errcode.BadRequest, "op %d removes game", i)
 			}
 			if _, ok := op.Set["ClassName"]; ok {
-				return errcode.New(errcode.BadRequest, "op %d sets ClassName", i)
+				return errcode.New(errcode.BadRequest, "op %d sets ClassName or Parent", i)
+			}
+			if _, ok := op.Set["Parent"]; ok {
+				return errcode.New(errcode.BadRequest, "op %d sets ClassName or Parent", i)
 			}
 		case "add":
 			if _, err := p.lookup(op.Parent); err != nil {

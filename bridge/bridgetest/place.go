@@ -7,15 +7,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 )
 
 // Place is a Studio place in the emulator's JSON format:
-// {"placeId":0,"placeName":"Place1","root":{"name":"Game","className":"DataModel",…}}.
+// {"placeId":0,"placeName":"Place1","root":{"name":"Game","className":"DataModel",…},
+// "drafts":{"ServerScriptService/Main":"…"}}.
 type Place struct {
 	PlaceID   int64  `json:"placeId"`
 	PlaceName string `json:"placeName"`
 	Root      *Node  `json:"root"`
+	// Drafts is the unsaved editor text of open scripts, by path from game joined
+	// with "/".
+	Drafts map[string]string `json:"drafts,omitempty"`
+	// Enums is the emulator's extra enum table, kept as it is.
+	Enums json.RawMessage `json:"enums,omitempty"`
 }
 
 // Node is one instance. Properties hold tagged values ({"Bool":true}); a loaded or
@@ -42,10 +49,14 @@ func LoadPlace(r io.Reader) (*Place, error) {
 	return &p, nil
 }
 
-// normalize gives every node a Properties map and checks it has a class.
+// normalize gives every node a Properties map and a name (its class, as Studio
+// names a new instance) and checks it has a class.
 func (n *Node) normalize() error {
 	if n.ClassName == "" {
 		return fmt.Errorf("instance %q has no className", n.Name)
+	}
+	if n.Name == "" {
+		n.Name = n.ClassName
 	}
 	if n.Properties == nil {
 		n.Properties = map[string]json.RawMessage{}
@@ -87,6 +98,8 @@ func (p *Place) Clone() *Place {
 	if p.Root != nil {
 		c.Root = p.Root.Clone()
 	}
+	c.Drafts = maps.Clone(p.Drafts)
+	c.Enums = bytes.Clone(p.Enums)
 	return &c
 }
 

@@ -27,6 +27,9 @@ func TestLoadPlaceRoundTrip(t *testing.T) {
 	if got := place.Find("ServerScriptService", "Main").Source(); got != "print(1)\n" {
 		t.Errorf("Find(ServerScriptService, Main).Source() = %q, want the first Main's", got)
 	}
+	if place.Drafts["ReplicatedStorage/Shared/Util"] == "" {
+		t.Errorf("Drafts = %v, want Util's draft", place.Drafts)
+	}
 	if place.Find("Nowhere") != nil || place.Find() != place.Root {
 		t.Error("Find: want nil for a missing path and the root for no names")
 	}

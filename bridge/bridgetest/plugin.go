@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,11 @@ func New(place *Place) *Plugin {
 		started:   time.Now(),
 	}
 	p.register(place.Root)
+	for path, text := range place.Drafts {
+		if n := place.Find(strings.Split(path, "/")...); n != nil {
+			p.drafts[n] = text
+		}
+	}
 	return p
 }
 
@@ -96,11 +102,22 @@ func (p *Plugin) alive(n *Node) bool {
 	return n == p.place.Root || p.parent[n] != nil
 }
 
-// Place returns a deep copy of the plugin's place.
+// Place returns a deep copy of the plugin's place, with the drafts of the scripts
+// still in it.
 func (p *Plugin) Place() *Place {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.place.Clone()
+	c := p.place.Clone()
+	c.Drafts = nil
+	for n, text := range p.drafts {
+		if p.alive(n) {
+			if c.Drafts == nil {
+				c.Drafts = map[string]string{}
+			}
+			c.Drafts[strings.Join(p.path(n), "/")] = text
+		}
+	}
+	return c
 }
 
 // SetDraft gives the script at path unsaved editor text, as if open in Studio.

@@ -30,7 +30,10 @@ const placeJSON = `{"placeId":1,"placeName":"Test","root":{"name":"Game","classN
  {"name":"Workspace","className":"Workspace","properties":{},"children":[
   {"name":"Part","className":"Part","properties":{"Anchored":{"Bool":true},"Size":{"Vector3":[4,1,2]},"Material":{"Enum":256}}},
   {"name":"Model","className":"Model","properties":{},"children":[
-   {"name":"Part","className":"Part","properties":{"Anchored":{"Bool":false}}}]}]}]}}`
+   {"name":"Part","className":"Part","properties":{"Anchored":{"Bool":false}}}]}]},
+ {"name":"StarterPlayer","className":"StarterPlayer","properties":{},"children":[
+  {"name":"Client","className":"LocalScript","properties":{"Source":{"String":"-- client\n"}}}]}]},
+ "drafts":{"ReplicatedStorage/Shared/Util":"return { draft = true }\n"}}`
 
 func testPlace(t testing.TB) *bridgetest.Place {
 	t.Helper()
@@ -287,10 +290,14 @@ func TestApplyRefusalChangesNothing(t *testing.T) {
 		{"unknown parent", func(s snapshot) map[string]any {
 			return map[string]any{"op": "add", "parent": "h999", "instance": map[string]any{"name": "X", "className": "Folder"}}
 		}, errcode.NotFound, ""},
-		{"later op on a removed instance", func(s snapshot) map[string]any {
-			return map[string]any{"op": "edit", "handle": s.handle(t, "Game/ServerScriptService/Main"),
-				"set": map[string]any{"Disabled": map[string]bool{"Bool": true}}}
+		{"value that is not tagged, after other ops ran", func(s snapshot) map[string]any {
+			return map[string]any{"op": "edit", "handle": s.handle(t, "Game/Workspace/Part"),
+				"set": map[string]any{"Anchored": map[string]bool{"Bool": false}, "Transparency": 0.5}}
 		}, errcode.ApplyFailed, ""},
+		{"sets Parent", func(s snapshot) map[string]any {
+			return map[string]any{"op": "edit", "handle": s.handle(t, "Game/Workspace/Part"),
+				"set": map[string]any{"Parent": map[string]string{"Ref": "h1"}}}
+		}, errcode.BadRequest, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,9 +308,11 @@ func TestApplyRefusalChangesNothing(t *testing.T) {
 				{"op": "edit", "handle": s.handle(t, "Game/ServerScriptService/Main"),
 					"expect": map[string]any{"sourceSha1": sha("print(1)\n")},
 					"set":    map[string]any{"Source": map[string]string{"String": "print(10)\n"}}},
+				{"op": "add", "parent": s.handle(t, "Game/Workspace"),
+					"instance": map[string]any{"className": "Folder"}},
+				tt.op(s),
 				{"op": "remove", "handle": s.handle(t, "Game/ServerScriptService/Main"),
 					"expect": map[string]any{"sourceSha1": sha("print(1)\n")}},
-				tt.op(s),
 			}
 			err := sess.Call(context.Background(), "apply", map[string]any{"txId": "tx-1", "ops": ops}, nil)
 			var e *errcode.Error
@@ -334,15 +343,21 @@ func TestApplyRefusalChangesNothing(t *testing.T) {
 func TestApply(t *testing.T) {
 	p, sess := connect(t, testPlace(t))
 	s := takeSnapshot(t, sess, all())
+	main := s.handle(t, "Game/ServerScriptService/Main")
 	ops := []map[string]any{
 		{"op": "edit", "handle": s.handle(t, "Game/Workspace/Part"),
 			// Within 1e-4 of the stored value: Studio's float round trip.
 			"expect": map[string]any{"properties": map[string]any{
 				"Size": map[string]any{"Vector3": []float64{4.00005, 1, 1.99995}}, "Anchored": map[string]bool{"Bool": true}}},
-			"set": map[string]any{"Anchored": map[string]bool{"Bool": false}, "Material": nil}},
+			"set": map[string]any{"Anchored": map[string]bool{"Bool": false}, "Material": map[string]int{"Enum": 512},
+				"Name": map[string]string{"String": "Floor"}}},
 		{"op": "add", "parent": s.handle(t, "Game/ReplicatedStorage/Shared"), "instance": map[string]any{
 			"name": "Lib", "className": "Folder", "children": []map[string]any{
-				{"name": "Init", "className": "ModuleScript", "properties": map[string]any{"Source": map[string]string{"String": "return 1\n"}}}}}},
+				{"name": "Init", "className": "ModuleScript", "properties": map[string]any{"Source": map[string]string{"String": "return 1\n"}}},
+				{"className": "Configuration"}}}},
+		// Removes run after edits, as in Studio: editing then removing works.
+		{"op": "remove", "handle": main},
+		{"op": "edit", "handle": main, "set": map[string]any{"Source": map[string]string{"String": "print(10)\n"}}},
 		{"op": "remove", "handle": s.handle(t, "Game/ReplicatedStorage/Shared/Util"),
 			"expect": map[string]any{"sourceSha1": bridgetest.BlobSHA1("return {}\n")}},
 	}
@@ -350,19 +365,24 @@ func TestApply(t *testing.T) {
 	if err := sess.Call(context.Background(), "apply", map[string]any{"txId": "tx-9", "ops": ops}, &res); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	if res.TxID != "tx-9" || len(res.Results) != 3 || res.Results[1].Handle == "" {
-		t.Fatalf("apply result = %+v, want tx-9 with 3 results and a handle for the add", res)
+	if res.TxID != "tx-9" || len(res.Results) != len(ops) || res.Results[1].Handle == "" {
+		t.Fatalf("apply result = %+v, want tx-9 with %d results and a handle for the add", res, len(ops))
 	}
 
 	want := testPlace(t)
 	part := want.Find("Workspace", "Part")
+	part.Name = "Floor"
 	part.Properties["Anchored"] = json.RawMessage(`{"Bool":false}`)
-	delete(part.Properties, "Material")
+	part.Properties["Material"] = json.RawMessage(`{"Enum":512}`)
 	shared := want.Find("ReplicatedStorage", "Shared")
 	init := &bridgetest.Node{Name: "Init", ClassName: "ModuleScript", Properties: map[string]json.RawMessage{}}
 	init.SetSource("return 1\n")
+	config := &bridgetest.Node{Name: "Configuration", ClassName: "Configuration", Properties: map[string]json.RawMessage{}}
 	shared.Children = []*bridgetest.Node{{Name: "Lib", ClassName: "Folder", Properties: map[string]json.RawMessage{},
-		Children: []*bridgetest.Node{init}}}
+		Children: []*bridgetest.Node{init, config}}}
+	sss := want.Find("ServerScriptService")
+	sss.Children = sss.Children[1:]
+	want.Drafts = nil // Util, whose draft it was, is gone
 	if diff := cmp.Diff(want, p.Place(), cmp.Transformer("compact", compactJSON)); diff != "" {
 		t.Errorf("place after apply mismatch (-want +got):\n%s", diff)
 	}
@@ -411,7 +431,8 @@ func TestTransactionsKeepsLast32(t *testing.T) {
 
 func TestGetScript(t *testing.T) {
 	p, sess := connect(t, testPlace(t))
-	if err := p.SetDraft([]string{"ReplicatedStorage", "Shared", "Util"}, "return { draft = true }\n"); err != nil {
+	// Util's draft comes with the place; Client's is set here.
+	if err := p.SetDraft([]string{"StarterPlayer", "Client"}, "-- typing\n"); err != nil {
 		t.Fatal(err)
 	}
 	s := takeSnapshot(t, sess, all())
@@ -435,6 +456,8 @@ func TestGetScript(t *testing.T) {
 			result{"print(1)\n", bridgetest.BlobSHA1("print(1)\n"), "Script", false, []string{"ServerScriptService", "Main"}}, ""},
 		{"draft", map[string]any{"path": util, "draft": true},
 			result{"return { draft = true }\n", bridgetest.BlobSHA1("return { draft = true }\n"), "ModuleScript", true, util}, ""},
+		{"draft set by SetDraft", map[string]any{"path": []string{"StarterPlayer", "Client"}, "draft": true},
+			result{"-- typing\n", bridgetest.BlobSHA1("-- typing\n"), "LocalScript", true, []string{"StarterPlayer", "Client"}}, ""},
 		{"draft without a document", map[string]any{"path": []string{"ServerScriptService", "Main"}, "draft": true},
 			result{"print(1)\n", bridgetest.BlobSHA1("print(1)\n"), "Script", false, []string{"ServerScriptService", "Main"}}, ""},
 		{"not a script", map[string]any{"path": []string{"Workspace"}}, result{}, errcode.NotAScript},
