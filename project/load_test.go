@@ -83,7 +83,8 @@ func dump(p *project.Project) string {
 		}
 	}
 	walk(p.Root, 0)
-	for _, w := range p.Warnings {
+	// Warnings about one project node's keys come in map order: sort them all.
+	for _, w := range slices.Sorted(slices.Values(p.Warnings)) {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
