@@ -86,6 +86,10 @@ export const pluginRoot = join(here, '..');
 export const srcDir = join(pluginRoot, 'src');
 export const mockDir = join(here, 'mock');
 
+// The longest string passed to Luau as one argument: 128 Ki UTF-16 units, at most 384 KiB
+// of UTF-8 on luau-web's 1 MiB wasm stack.
+const PIECE = 1 << 17;
+
 /** Reads every `*.luau` file of a directory into {stem: source}. */
 export function readSources(dir) {
   const out = {};
@@ -158,6 +162,9 @@ export class Runtime {
     const run = async () => {
       const fn = this.api[name];
       if (typeof fn !== 'function') throw new Error(`mock has no entry ${name}`);
+      for (let i = 0; i < args.length; i++) {
+        if (typeof args[i] === 'string' && args[i].length > PIECE) args[i] = await this.#passBig(args[i]);
+      }
       const [ok, ...rest] = await fn(...args);
       // Every entry returns ok, next-timer-delay (or nil), results...; see Boot.luau.
       const next = rest.shift();
@@ -168,6 +175,25 @@ export class Runtime {
     const p = this.queue.then(run, run);
     this.queue = p.catch(() => {});
     return p;
+  }
+
+  // luau-web copies a string argument onto the wasm stack (1 MiB), so a big string is
+  // sent in pieces, each its own argument, and joined in Luau; the call then gets a token.
+  async #passBig(text) {
+    this.bigId = (this.bigId ?? 0) + 1;
+    const id = this.bigId;
+    const pieces = [];
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(at + PIECE, text.length);
+      const code = text.charCodeAt(end - 1);
+      if (end < text.length && code >= 0xd800 && code <= 0xdbff) end--; // keep surrogate pairs whole
+      pieces.push(text.slice(at, end));
+      at = end;
+    }
+    for (let i = 0; i < pieces.length; i += 64) {
+      await this.api.putBig(id, ...pieces.slice(i, i + 64));
+    }
+    return `\u0001big:${id}`;
   }
 
   #schedule(next) {
