@@ -190,8 +190,10 @@ export class Runtime {
       pieces.push(text.slice(at, end));
       at = end;
     }
-    for (let i = 0; i < pieces.length; i += 64) {
-      await this.api.putBig(id, ...pieces.slice(i, i + 64));
+    // A few pieces per call: luau-web pushes arguments without growing the Lua stack
+    // (LUA_MINSTACK is 20 slots), and more arguments than that corrupt the VM.
+    for (let i = 0; i < pieces.length; i += 8) {
+      await this.api.putBig(id, ...pieces.slice(i, i + 8));
     }
     return `\u0001big:${id}`;
   }

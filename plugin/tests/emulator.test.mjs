@@ -8,6 +8,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { WebSocketServer } from 'ws';
+import { createRuntime, readSources, srcDir } from '../emulator/runtime.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runScript = join(here, '..', 'emulator', 'run.mjs');
@@ -341,6 +342,17 @@ export async function runEmulatorTests() {
       assert(existsSync(save2), 'no saved place');
       const saved = JSON.parse(readFileSync(save2, 'utf8'));
       assertEqual(saved.root.children.map((c) => c.name), ['ReplicatedStorage', 'ServerScriptService', 'Workspace'], 'services');
+    }],
+    ['passes multi-megabyte strings into the VM intact', async () => {
+      const rt = await createRuntime({ virtualTime: true, log: () => {} });
+      await rt.call('installPlugin', JSON.stringify(readSources(srcDir)), '{}');
+      for (const size of [100, 300_000, 3_000_000]) {
+        // multi-byte characters, and a surrogate pair on every piece boundary would do no harm
+        const text = 'é🎉x\n"'.repeat(size / 6);
+        const [, got] = await rt.call('eval', 'local _, s = ... return #s .. " " .. require(script.Sha1).blob(s)', 'big', text);
+        assertEqual(got, `${Buffer.byteLength(text)} ${blob(text)}`, `string of ${text.length} characters`);
+      }
+      rt.stop();
     }],
     ['rejects bad arguments with exit code 2', async () => {
       const bad = startEmulator(['--url', url, '--review', 'maybe']);
