@@ -437,8 +437,8 @@ func TestCallTimeout(t *testing.T) {
 		{"ctx deadline", bridge.Options{}, func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 100*time.Millisecond)
 		}, errcode.StudioTimeout},
-		{"request timeout", bridge.Options{RequestTimeout: 100 * time.Millisecond}, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), time.Hour)
+		{"request timeout when ctx has no deadline", bridge.Options{RequestTimeout: 100 * time.Millisecond}, func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
 		}, errcode.StudioTimeout},
 		{"cancelled", bridge.Options{}, func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())

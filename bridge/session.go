@@ -53,10 +53,11 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // joined, in seq order, before those of the final result. A plugin error comes back as
 // an *errcode.Error with the plugin's code, message and details. When ctx ends the
 // plugin is sent a cancel; a deadline gives E_STUDIO_TIMEOUT, a cancellation ctx.Err().
-// The server's RequestTimeout applies unless ctx has an earlier deadline.
+// The server's RequestTimeout applies when ctx has no deadline of its own (a review,
+// which waits for a person, passes a long one).
 func (s *Session) Call(ctx context.Context, method string, params any, result any) error {
 	timeout := s.srv.opts.RequestTimeout
-	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {
+	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()

@@ -665,6 +665,9 @@ func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, erro
 	if err != nil {
 		return nil, err
 	}
+	// A person answers a review: allow them time, past the usual request timeout.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
 	var res ReviewData
 	if err := s.Call(ctx, "review", map[string]any{"planHash": req.PlanHash, "changes": req.Changes, "mode": req.Mode}, &res); err != nil {
 		return nil, err
