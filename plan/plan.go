@@ -108,6 +108,23 @@ func (c *Change) MarshalJSON() ([]byte, error) {
 	}{(*plain)(c), dir})
 }
 
+// UnmarshalJSON reads direction as a string or null.
+func (c *Change) UnmarshalJSON(b []byte) error {
+	type plain Change
+	aux := struct {
+		*plain
+		Direction *string `json:"direction"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	c.Direction = ""
+	if aux.Direction != nil {
+		c.Direction = *aux.Direction
+	}
+	return nil
+}
+
 // Resolved reports whether the change has a direction.
 func (c *Change) Resolved() bool { return c.Direction != "" }
 

@@ -242,3 +242,21 @@ func dump(p *Plan) string {
 	b, _ := json.MarshalIndent(p.Changes, "", "  ")
 	return string(b)
 }
+
+func TestChangeJSONRoundTrip(t *testing.T) {
+	p := Compute(Input{Disk: tree(v2, "property"), Studio: tree(v1, "property"), Base: tree(v1, "property"), BaseCommit: "c"})
+	b, err := json.Marshal(p.Changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []*Change
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 1 || back[0].Direction != Push || back[0].Reason != DiskChanged {
+		t.Fatalf("round trip = %+v", back[0])
+	}
+	if !dom.Equal(back[0].Properties["Size"].Incoming.V, dom.Vector3{2, 1, 1}) {
+		t.Errorf("incoming = %v", back[0].Properties["Size"].Incoming.V)
+	}
+}
