@@ -121,12 +121,12 @@ func diffLines(a, b []string) []diffOp {
 				emit(' ', ma[i])
 				i++
 				j++
-			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-				emit('+', mb[j])
-				j++
-			default:
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 				emit('-', ma[i])
 				i++
+			default:
+				emit('+', mb[j])
+				j++
 			}
 		}
 	}
