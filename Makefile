@@ -8,6 +8,7 @@ all: build
 deps:
 	$(GO) mod download
 	cd plugin && npm ci --no-audit --no-fund
+	cd e2e && npm ci --no-audit --no-fund
 
 build:
 	$(GO) build -o atlas ./cmd/atlas
