@@ -25,17 +25,19 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 	if dir == "" {
 		name = l.opts.DirName
 	}
-	for _, f := range DefaultFiles {
-		p := join(dir, f)
-		if st, err := l.stat(p); err != nil {
-			return nil, err
-		} else if st != nil && !st.IsDir() {
-			return l.nestedProject(ctx, p, name)
-		}
-	}
 	entries, err := l.readDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range DefaultFiles {
+		if l.listed(dir, f) {
+			p := join(dir, f)
+			if st, err := l.stat(p); err != nil {
+				return nil, err
+			} else if st != nil && !st.IsDir() {
+				return l.nestedProject(ctx, p, name)
+			}
+		}
 	}
 	present := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -74,7 +76,7 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 		if isInitName(n) || strings.HasSuffix(n, ".meta.json") || strings.HasSuffix(n, ".meta.jsonc") {
 			continue
 		}
-		child, err := l.snapshotPath(ctx, join(dir, n), true)
+		child, err := l.snapshotEntry(ctx, join(dir, n), e)
 		if err != nil {
 			return nil, err
 		}
@@ -246,6 +248,9 @@ type metaFile struct {
 }
 
 func (l *loader) readMeta(p string) (*metaFile, bool, error) {
+	if !l.listed(dirOf(p), path.Base(p)) {
+		return nil, false, nil
+	}
 	data, err := fs.ReadFile(l.fsys, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -110,7 +110,8 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 	if dir == "." {
 		dir = ""
 	}
-	l := &loader{fsys: fsys, opts: opts, projDir: dir}
+	l := &loader{fsys: fsys, opts: opts, projDir: dir,
+		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""}}
 	_, hashOK := fsys.(gitblob.BlobHasher)
 	l.hashOnly = opts.HashOnly && hashOK
 
@@ -182,7 +183,13 @@ type loader struct {
 	warnings []string
 	// dirStack holds the folders being scanned, to catch symlink loops.
 	dirStack []string
-	refIDs   map[string]*dom.Instance
+	// listings are the names in each folder read so far.
+	listings map[string]map[string]bool
+	// plainDirs are folders reached through a listing without a symlink, and
+	// realPaths the resolved paths of folders entered.
+	plainDirs map[string]bool
+	realPaths map[string]string
+	refIDs    map[string]*dom.Instance
 	// modelRefs are the Ref properties inside .rbxmx models, which point at
 	// provisional ids until the tree's ids are assigned.
 	modelRefs []rbxmx.Refs
@@ -330,14 +337,43 @@ func (l *loader) snapshotPath(ctx *context, p string, filtered bool) (*dom.Insta
 	return l.snapshotFile(ctx, p)
 }
 
-// sortedNames lists a folder's entries in byte order.
+// snapshotEntry is snapshotPath for an entry of a folder listing: its type is known,
+// so nothing is stat'ed unless it is a symlink.
+func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Instance, error) {
+	if e.Type()&fs.ModeSymlink != 0 {
+		return l.snapshotPath(ctx, p, true)
+	}
+	if ignored(ctx.ignores, p) {
+		return nil, nil
+	}
+	if e.IsDir() {
+		l.plainDirs[p] = true
+		return l.snapshotDir(ctx, p)
+	}
+	return l.snapshotFile(ctx, p)
+}
+
+// readDir lists a folder's entries in byte order and remembers their names, so
+// probes for meta and project files in it need no system call.
 func (l *loader) readDir(p string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(l.fsys, fsName(p))
 	if err != nil {
 		return nil, l.errf(p, "cannot read folder: %v", unwrapPathError(err))
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	l.listings[p] = names
 	return entries, nil
+}
+
+// listed reports whether name may exist in dir: false only when dir was listed and
+// name was not in it.
+func (l *loader) listed(dir, name string) bool {
+	names, ok := l.listings[dir]
+	return !ok || names[name]
 }
 
 func join(dir, name string) string {
@@ -363,11 +399,25 @@ func (l *loader) enterDir(p string) (func(), error) {
 	return func() { l.dirStack = l.dirStack[:len(l.dirStack)-1] }, nil
 }
 
-// realPath resolves symlinks along p inside the fs, as far as the fs can tell.
+// realPath resolves symlinks along p inside the fs, as far as the fs can tell. A
+// folder reached from its parent's listing without a symlink extends the parent's.
 func (l *loader) realPath(p string) string {
 	if p == "" {
 		return ""
 	}
+	if l.plainDirs[p] {
+		if parent, ok := l.realPaths[dirOf(p)]; ok {
+			r := join(parent, path.Base(p))
+			l.realPaths[p] = r
+			return r
+		}
+	}
+	r := l.resolveReal(p)
+	l.realPaths[p] = r
+	return r
+}
+
+func (l *loader) resolveReal(p string) string {
 	parts := strings.Split(p, "/")
 	cur := ""
 	for i := 0; i < len(parts); i++ {
