@@ -49,6 +49,7 @@ func Main() int {
 func (a *app) run(ctx context.Context, args []string) int {
 	a.jsonMode = slices.Contains(args[1:], "--json")
 	root := a.rootCommand()
+	setUsageErrors(root)
 	if a.jsonMode {
 		// Help and usage text must not reach stdout when it carries JSON.
 		root.Writer = a.stderr
@@ -63,6 +64,16 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitError
 	}
 	return a.exitCode
+}
+
+// setUsageErrors makes every command report flag errors as usage errors (E_USAGE).
+func setUsageErrors(c *cli.Command) {
+	c.OnUsageError = func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
+		return &usageError{msg: err.Error()}
+	}
+	for _, sub := range c.Commands {
+		setUsageErrors(sub)
+	}
 }
 
 type usageError struct{ msg string }
