@@ -25,6 +25,7 @@ const (
 	stateStudioSent = "studio-sent" // the Studio patch was sent: outcome known only to the plugin
 	stateCommitted  = "committed"   // both sides written
 	stateAborted    = "aborted"     // nothing written (or rolled back)
+	stateUndone     = "undone"      // committed, then undone
 )
 
 // Journal keeps one record per transaction under a folder of the state dir: the
@@ -40,6 +41,9 @@ type journalFile struct {
 	Expect string `json:"expect"`
 	Pre    string `json:"pre,omitempty"` // journal-relative copy of the old bytes
 	New    string `json:"new,omitempty"` // journal-relative staged new bytes
+	// NewHash is the blob id of what the transaction wrote ("" for deletes): undo
+	// restores the pre-image only while the file still holds exactly that.
+	NewHash string `json:"newHash,omitempty"`
 }
 
 type studioPreImage struct {
@@ -51,11 +55,18 @@ type studioPreImage struct {
 	Properties dom.Properties `json:"properties,omitempty"`
 }
 
+type parentRef struct {
+	Handle string `json:"handle"`
+	Path   string `json:"path"`
+}
+
 type record struct {
-	j          *Journal
-	dir        string
-	TxID       string           `json:"txId"`
-	State      string           `json:"state"`
+	j     *Journal
+	dir   string
+	TxID  string `json:"txId"`
+	State string `json:"state"`
+	// Results are the plugin's per-op answers (handles of added instances).
+	Results    json.RawMessage  `json:"results,omitempty"`
 	PlanHash   string           `json:"planHash"`
 	ProjectDir string           `json:"projectDir"`
 	CreatedAt  time.Time        `json:"createdAt"`
@@ -63,7 +74,9 @@ type record struct {
 	Files      []journalFile    `json:"files"`
 	Ops        []Op             `json:"ops"`
 	StudioPre  []studioPreImage `json:"studioPreImages"`
-	stageData  []project.FileOp
+	// Parents are the instance paths of add ops' parents, for undo.
+	Parents   []parentRef `json:"parents,omitempty"`
+	stageData []project.FileOp
 }
 
 // Prepare writes the journal record with every pre-image.
@@ -112,6 +125,17 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
 		}
 		r.StudioPre = append(r.StudioPre, pre)
 	}
+	if st.Studio != nil {
+		byHandle := map[string]*dom.Instance{}
+		st.Studio.Walk(func(x *dom.Instance) bool { byHandle[x.Handle] = x; return true })
+		for _, op := range w.ops {
+			if op.Op == "add" {
+				if p := byHandle[op.Parent]; p != nil {
+					r.Parents = append(r.Parents, parentRef{Handle: op.Parent, Path: p.Path()})
+				}
+			}
+		}
+	}
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -146,6 +170,7 @@ func (r *record) Stage() error {
 		if err := os.WriteFile(filepath.Join(r.dir, f.New), r.stageData[i].Data, 0o600); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "stage "+f.Path)
 		}
+		r.Files[i].NewHash = gitblob.Hash(r.stageData[i].Data)
 	}
 	r.State = stateStaged
 	return r.save()
@@ -371,7 +396,7 @@ func (j *Journal) Pending() ([]Pending, error) {
 	}
 	out := []Pending{}
 	for _, r := range recs {
-		if r.State != stateCommitted && r.State != stateAborted {
+		if r.State == statePrepared || r.State == stateStaged || r.State == stateStudioSent {
 			out = append(out, Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt})
 		}
 	}
@@ -389,7 +414,7 @@ func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
 	var applied map[string]bool
 	for _, r := range recs {
 		switch r.State {
-		case stateCommitted, stateAborted:
+		case stateCommitted, stateAborted, stateUndone:
 			continue
 		case stateStudioSent:
 			if applied == nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/envelope"
 	"github.com/atlas-rbx/atlas/errcode"
 )
@@ -103,6 +104,14 @@ func (h *Host) routes(mux *http.ServeMux) {
 			return nil, nil, err
 		}
 		d, err := h.Drift(ctx, req)
+		return d, nil, err
+	})
+	handle("undo", "sync.undo", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req UndoRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Undo(ctx, req)
 		return d, nil, err
 	})
 	handle("review", "review", func(ctx context.Context, body []byte) (any, []string, error) {
@@ -262,6 +271,12 @@ func (c *Client) Drift(ctx context.Context, req DriftRequest) (*DriftData, error
 func (c *Client) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
 	var d ReviewData
 	_, err := c.call(ctx, "review", req, &d)
+	return &d, err
+}
+
+func (c *Client) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
+	var d apply.UndoResult
+	_, err := c.call(ctx, "undo", req, &d)
 	return &d, err
 }
 

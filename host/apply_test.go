@@ -370,3 +370,56 @@ func TestNewAndDeletedInstancesBothWays(t *testing.T) {
 		t.Fatalf("plan after apply:\n%s", b)
 	}
 }
+
+func TestUndoPutsBothSidesBack(t *testing.T) {
+	ctx := context.Background()
+	e, d := conflicted(t)
+	id := unresolvedID(d)
+	before := snapshotWorld(t, e)
+	s, err := e.Host.Script(ctx, host.ScriptRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Write(t, e.Dir, "src/shared/New.luau", "return 'new'\n")
+	d, err = e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: id, Direction: "pull", StudioHash: &s.StudioHash}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "New"); n == nil {
+		t.Fatal("the new script was not pushed")
+	}
+	u, err := e.Host.Undo(ctx, host.UndoRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.TxID != res.TxID || u.StudioOps != 2 {
+		t.Errorf("undo = %+v, want tx %s with 2 Studio ops", u, res.TxID)
+	}
+	os.Remove(filepath.Join(e.Dir, "src/shared/New.luau"))
+	assertUnchanged(t, e, before)
+	// Undone once; a second undo has nothing left.
+	_, err = e.Host.Undo(ctx, host.UndoRequest{})
+	mustCode(t, err, errcode.NotFound)
+}
+
+func TestUndoRefusesWhenThingsMoved(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	studioEdit(t, e, []string{"ServerScriptService", "Main"}, "print('typed after the sync')\n")
+	before := snapshotWorld(t, e)
+	_, err = e.Host.Undo(ctx, host.UndoRequest{})
+	mustCode(t, err, errcode.PreconditionFailed)
+	assertUnchanged(t, e, before)
+}

@@ -215,7 +215,22 @@ func (h *Host) recoverPending() {
 type sessionStudio struct{ s *bridge.Session }
 
 func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []apply.Op) error {
-	return a.s.Call(ctx, "apply", map[string]any{"txId": txID, "ops": ops}, nil)
+	err := a.s.Call(ctx, "apply", map[string]any{"txId": txID, "ops": ops}, nil)
+	if err != nil {
+		ce := errcode.As(err)
+		if _, ok := ce.Details["reasonCode"]; !ok {
+			switch ce.Code {
+			case errcode.PreconditionFailed:
+				ce.Reason("studio_moved", "something changed in Studio: run 'atlas sync plan' again")
+			case errcode.NotFound:
+				ce.Reason("studio_moved", "an instance left Studio: run 'atlas sync plan' again")
+			case errcode.ApplyFailed:
+				ce.Reason("studio_apply_failed", "Studio rolled the change back; see details and plan again")
+			}
+		}
+		return ce
+	}
+	return nil
 }
 
 func (a *sessionStudio) Transactions(ctx context.Context) ([]string, error) {
@@ -679,3 +694,40 @@ func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, erro
 }
 
 var _ Engine = (*Host)(nil)
+
+// Undo puts back what a committed transaction overwrote, on disk and in Studio.
+func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
+	if !h.mu.TryLock() {
+		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason("busy", "wait for it to finish")
+	}
+	defer h.mu.Unlock()
+	var studio apply.Studio
+	var loc apply.Locator = noStudio{}
+	if s, err := h.session(req.SessionID); err == nil {
+		studio = &sessionStudio{s: s}
+		loc = &pathLocator{s: s}
+	}
+	return h.journal.Undo(ctx, req.TxID, studio, loc)
+}
+
+// pathLocator finds an instance's handle with a snapshot of its path.
+type pathLocator struct{ s *bridge.Session }
+
+func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error) {
+	t, err := snapshot(ctx, p.s, snapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*dom.Instance, len(paths))
+	for i, path := range paths {
+		out[i] = t.Find(path...)
+	}
+	return out, nil
+}
+
+type noStudio struct{}
+
+func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
+	return nil, errcode.New(errcode.StudioNotConnected, "Studio is not connected").
+		Reason("no_studio", "connect Studio and try again")
+}

@@ -18,6 +18,13 @@ type Engine interface {
 	Exec(ctx context.Context, req ExecRequest) (*ExecData, error)
 	Drift(ctx context.Context, req DriftRequest) (*DriftData, error)
 	Review(ctx context.Context, req ReviewRequest) (*ReviewData, error)
+	Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error)
+}
+
+// UndoRequest asks to undo a committed transaction (the newest when TxID is "").
+type UndoRequest struct {
+	SessionID string `json:"sessionId,omitempty"`
+	TxID      string `json:"txId,omitempty"`
 }
 
 // SessionData describes a connected Studio session.

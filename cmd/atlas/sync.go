@@ -34,7 +34,7 @@ func (a *app) syncCommand() *cli.Command {
 			&cli.StringFlag{Name: "prefer", Usage: "resolve unresolved changes toward disk or studio (you are asking for it)"},
 			jsonFlag,
 		},
-		Commands: []*cli.Command{a.syncPlanCommand(), a.syncApplyCommand()},
+		Commands: []*cli.Command{a.syncPlanCommand(), a.syncApplyCommand(), a.syncUndoCommand()},
 		Action:   a.action("sync", a.syncInteractive),
 	}
 }
@@ -102,6 +102,34 @@ func (a *app) syncApplyCommand() *cli.Command {
 				return err
 			}
 			a.emit("sync.apply", d, nil, func(w io.Writer) { renderApply(w, d) })
+			return nil
+		}),
+	}
+}
+
+func (a *app) syncUndoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "undo",
+		Usage: "put back what the last (or --tx) applied transaction overwrote, on disk and in Studio",
+		Flags: []cli.Flag{sessionFlag, &cli.StringFlag{Name: "tx", Usage: "transaction id (default: the newest)"}, jsonFlag},
+		Action: a.action("sync.undo", func(ctx context.Context, c *cli.Command) error {
+			cl, _, err := a.client(c)
+			if err != nil {
+				return err
+			}
+			d, err := cl.Undo(ctx, host.UndoRequest{SessionID: c.String("session"), TxID: c.String("tx")})
+			if err != nil {
+				return err
+			}
+			a.emit("sync.undo", d, nil, func(w io.Writer) {
+				fmt.Fprintf(w, "Undid transaction %s: %d Studio op(s), %d file(s).\n", d.TxID, d.StudioOps, len(d.Files))
+				for _, f := range d.Files {
+					fmt.Fprintf(w, "  %-7s %s\n", f.Action, f.Path)
+				}
+				for _, m := range d.Manual {
+					fmt.Fprintf(w, "  Studio: %s was removed by the sync; restore it with Ctrl+Z in Studio\n", m)
+				}
+			})
 			return nil
 		}),
 	}

@@ -1,0 +1,251 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+)
+
+// Locator finds Studio instances by path, all in one look so their handles are valid
+// together; a path not found has a nil instance.
+type Locator interface {
+	Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error)
+}
+
+// UndoResult is what an undo restored.
+type UndoResult struct {
+	TxID      string       `json:"txId"`
+	StudioOps int          `json:"studioOps"`
+	Files     []FileChange `json:"files"`
+	// Manual lists what Atlas cannot put back itself (Studio subtrees it removed):
+	// use Ctrl+Z in Studio, where every sync is one undoable recording.
+	Manual []string `json:"manual"`
+}
+
+// Undo puts back what a committed transaction (the newest when txID is "") overwrote:
+// every file it wrote or deleted, and every Studio Source and property it set, each
+// only while it still holds exactly what the transaction wrote. Instances it added in
+// Studio are removed; instances it removed cannot be rebuilt and are listed in Manual.
+func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Locator) (*UndoResult, error) {
+	recs, err := j.records()
+	if err != nil {
+		return nil, err
+	}
+	var r *record
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].State == stateCommitted && (txID == "" || recs[i].TxID == txID) {
+			r = recs[i]
+			break
+		}
+	}
+	if r == nil {
+		return nil, errcode.New(errcode.NotFound, "no committed transaction %sto undo", map[bool]string{true: "", false: txID + " "}[txID == ""]).
+			Reason("nothing_to_undo", "run 'atlas status' to see transactions; only committed, not yet undone ones can be undone")
+	}
+	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
+	// Disk preconditions first: every file must still be what the transaction left.
+	var failures []map[string]any
+	for _, f := range r.Files {
+		if f.Dir {
+			continue
+		}
+		actual := ""
+		if b, err := os.ReadFile(r.abs(f.Path)); err == nil {
+			actual = gitblob.Hash(b)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
+		}
+		want := f.NewHash
+		if f.Delete {
+			want = ""
+		}
+		if actual != want {
+			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": want, "actual": actual})
+		}
+	}
+	// Studio: revert edits (expecting what we set), remove what we added. All the
+	// instances are looked up in one snapshot, so their handles hold together.
+	var paths [][]string
+	for _, op := range r.Ops {
+		switch op.Op {
+		case "edit":
+			if pre := r.preImage(op); pre != nil {
+				paths = append(paths, splitPath(pre.Path))
+			}
+		case "add":
+			paths = append(paths, append(splitPath(r.parentPath(op)), op.Instance.Name))
+		}
+	}
+	found := map[string]*dom.Instance{}
+	if len(paths) > 0 {
+		insts, err := loc.Locate(ctx, paths)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range paths {
+			found[joinPath(p)] = insts[i]
+		}
+	}
+	handleOf := func(path []string) (string, *dom.Instance, error) {
+		if x := found[joinPath(path)]; x != nil {
+			return x.Handle, x, nil
+		}
+		return "", nil, errcode.New(errcode.NotFound, "not in Studio")
+	}
+	var ops []Op
+	for _, op := range r.Ops {
+		switch op.Op {
+		case "edit":
+			pre := r.preImage(op)
+			if pre == nil {
+				continue
+			}
+			h, _, err := handleOf(splitPath(pre.Path))
+			if err != nil {
+				failures = append(failures, map[string]any{"path": pre.Path, "field": "instance", "expected": "present", "actual": err.Error()})
+				continue
+			}
+			expect := &Expect{}
+			set := dom.Properties{}
+			for k, v := range op.Set {
+				if k == "Source" {
+					if s, ok := v.(dom.String); ok {
+						expect.SourceSha1 = gitblob.Hash([]byte(s))
+					}
+					if pre.Source != nil {
+						set["Source"] = dom.String(*pre.Source)
+					}
+					continue
+				}
+				if expect.Properties == nil {
+					expect.Properties = dom.Properties{}
+				}
+				expect.Properties[k] = v
+				if old, ok := pre.Properties[k]; ok {
+					set[k] = old
+				}
+			}
+			ops = append(ops, Op{Op: "edit", Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
+		case "add":
+			path := append(splitPath(r.parentPath(op)), op.Instance.Name)
+			h, inst, err := handleOf(path)
+			if err != nil {
+				failures = append(failures, map[string]any{"path": joinPath(path), "field": "instance", "expected": "present", "actual": err.Error()})
+				continue
+			}
+			e := &Expect{}
+			if inst != nil && inst.IsScript() {
+				if s, ok := op.Instance.Properties["Source"].(dom.String); ok {
+					e.SourceSha1 = gitblob.Hash([]byte(s))
+				}
+			}
+			ops = append(ops, Op{Op: "remove", Handle: h, Expect: e, ChangeID: op.ChangeID})
+		case "remove":
+			if pre := r.preImage(op); pre != nil {
+				res.Manual = append(res.Manual, pre.Path)
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return nil, errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed since it was applied", r.TxID, len(failures)).
+			Reason("changed_since", "undo by hand, or sync again").With("failures", failures)
+	}
+	if len(ops) > 0 {
+		if studio == nil {
+			return nil, errcode.New(errcode.StudioNotConnected, "undoing %s needs Studio: it changed Studio", r.TxID).
+				Reason("no_studio", "connect Studio and run undo again")
+		}
+		if err := studio.Apply(ctx, "undo-"+r.TxID, ops); err != nil {
+			return nil, err
+		}
+	}
+	res.StudioOps = len(ops)
+	for i := len(r.Files) - 1; i >= 0; i-- {
+		f := r.Files[i]
+		target := r.abs(f.Path)
+		switch {
+		case f.Dir && f.Delete:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
+			}
+			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "mkdir"})
+		case f.Dir:
+			if err := os.Remove(target); err == nil {
+				res.Files = append(res.Files, FileChange{Path: f.Path, Action: "rmdir"})
+			}
+		case f.Pre != "":
+			old, err := os.ReadFile(filepath.Join(r.dir, f.Pre))
+			if err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "read the pre-image of "+f.Path)
+			}
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
+			}
+			if err := os.WriteFile(target, old, 0o644); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
+			}
+			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "restore"})
+		default: // the transaction created it
+			if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
+			}
+			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "delete"})
+		}
+	}
+	r.State = stateUndone
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *record) preImage(op Op) *studioPreImage {
+	for i := range r.StudioPre {
+		if r.StudioPre[i].Handle == op.Handle && r.StudioPre[i].ChangeID == op.ChangeID {
+			return &r.StudioPre[i]
+		}
+	}
+	return nil
+}
+
+// parentPath is the instance path of an add op's parent, recorded at prepare time.
+func (r *record) parentPath(op Op) string {
+	for _, p := range r.Parents {
+		if p.Handle == op.Parent {
+			return p.Path
+		}
+	}
+	return ""
+}
+
+func splitPath(p string) []string {
+	if p == "" {
+		return []string{}
+	}
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+func joinPath(p []string) string {
+	s := ""
+	for i, x := range p {
+		if i > 0 {
+			s += "/"
+		}
+		s += x
+	}
+	return s
+}
