@@ -1,0 +1,909 @@
+package host_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// emuProject is a place project with every kind of file the emulator tests sync:
+// scripts of the three classes, an init script, a .txt, a .model.json, Parts with
+// properties and a nested folder tree.
+var emuProject = map[string]string{
+	"default.project.json": `{
+  "name": "Emu",
+  "tree": {
+    "$className": "DataModel",
+    "ReplicatedStorage": { "Shared": { "$path": "src/shared" } },
+    "ServerScriptService": { "$path": "src/server" },
+    "StarterPlayer": { "StarterPlayerScripts": { "$path": "src/client" } },
+    "Workspace": {
+      "Spawn": {
+        "$className": "Part",
+        "$properties": { "Anchored": true, "Size": [8, 1, 8], "Material": "Neon", "Color": [1, 0.5, 0] }
+      },
+      "Map": {
+        "$className": "Folder",
+        "Floor": {
+          "$className": "Part",
+          "$properties": { "Anchored": false, "Size": [64, 2, 64], "Material": "Grass", "Color": [0.2, 0.6, 0.1] }
+        }
+      }
+    }
+  }
+}`,
+	"src/shared/Util.luau":              "return {}\n",
+	"src/shared/Readme.txt":             "read me\n",
+	"src/shared/Lib/init.luau":          "return { name = 'Lib' }\n",
+	"src/shared/Lib/Deep/Mod.luau":      "return 'deep'\n",
+	"src/shared/Lib/Deep/Deeper/X.luau": "return 'x'\n",
+	"src/shared/Lamp.model.json": `{
+  "className": "Part",
+  "properties": { "Anchored": true, "Size": [1, 2, 1], "Material": "SmoothPlastic" },
+  "children": [ { "name": "Light", "className": "PointLight" } ]
+}`,
+	"src/server/Main.server.luau":      "print('hi')\n",
+	"src/server/Jobs/Tick.server.luau": "while false do end\n",
+	"src/client/Hud.client.luau":       "local hud = {}\nreturn hud\n",
+}
+
+// emuEnv is a host on a git repository with the Studio emulator connected to it.
+type emuEnv struct {
+	dir  string
+	loc  *project.Location
+	host *host.Host
+	emu  *host.Emulator
+}
+
+// emulatorPluginDir finds plugin/ with its node modules, failing (never skipping) with
+// what to do when node or the modules are missing.
+func emulatorPluginDir(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is not installed: the emulator tests run the real plugin under Node.js 20+ (%v)", err)
+	}
+	dir, err := host.FindPluginDir(os.Getenv)
+	if err != nil {
+		t.Fatalf("the Studio emulator is not ready: %v (run 'npm ci' in plugin/)", err)
+	}
+	return dir
+}
+
+// startHost starts a host on a committed copy of files.
+func startHost(t testing.TB, files map[string]string) (string, *project.Location, *host.Host) {
+	t.Helper()
+	dir := hosttest.Repo(t, files)
+	loc, err := project.Locate(dir, "", func(string) string { return dir })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(host.Options{Location: loc, StateDir: t.TempDir(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return dir, loc, h
+}
+
+// startEmulated starts a host for files and an emulator whose place is the project at
+// HEAD, changed by mutate.
+func startEmulated(t testing.TB, files map[string]string, mutate func(*host.PlaceFile)) *emuEnv {
+	t.Helper()
+	pluginDir := emulatorPluginDir(t)
+	dir, loc, h := startHost(t, files)
+	pf, err := h.InitialPlace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mutate != nil {
+		mutate(pf)
+	}
+	placePath := filepath.Join(t.TempDir(), "place.json")
+	if err := host.WritePlace(placePath, pf); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath})
+	if err != nil {
+		t.Fatalf("start the emulator: %v", err)
+	}
+	t.Cleanup(func() { emu.Stop() })
+	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	return &emuEnv{dir: dir, loc: loc, host: h, emu: emu}
+}
+
+func (e *emuEnv) session(t testing.TB) *bridge.Session {
+	t.Helper()
+	s, err := e.host.Bridge().Session("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// snapInstance is one instance of a snapshot answer.
+type snapInstance struct {
+	Handle     string                     `json:"handle"`
+	Parent     *string                    `json:"parent"`
+	Name       string                     `json:"name"`
+	ClassName  string                     `json:"className"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+// fullSnapshot asks the plugin for all of game with props (class → property → type).
+func fullSnapshot(t testing.TB, s *bridge.Session, props map[string]map[string]string) []snapInstance {
+	t.Helper()
+	var res struct {
+		Instances []snapInstance `json:"instances"`
+	}
+	params := map[string]any{"roots": [][]string{{}}, "nodes": [][]string{}, "properties": props}
+	if err := s.Call(context.Background(), "snapshot", params, &res); err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	return res.Instances
+}
+
+// snapTree turns a snapshot into an instance tree rooted at game.
+func snapTree(t testing.TB, insts []snapInstance) *dom.Instance {
+	t.Helper()
+	byHandle := map[string]*dom.Instance{}
+	var root *dom.Instance
+	for _, w := range insts {
+		i := dom.New(w.Name, w.ClassName)
+		i.Handle = w.Handle
+		for name, raw := range w.Properties {
+			v, err := dom.Unmarshal(raw)
+			if err != nil {
+				t.Fatalf("%s.%s: bad value %s: %v", w.Name, name, raw, err)
+			}
+			i.Properties[name] = v
+		}
+		if w.Parent == nil {
+			if root != nil {
+				t.Fatalf("snapshot has two roots")
+			}
+			root = i
+		} else {
+			p := byHandle[*w.Parent]
+			if p == nil {
+				t.Fatalf("snapshot lists %s before its parent %s", w.Name, *w.Parent)
+			}
+			p.AddChild(i)
+		}
+		byHandle[w.Handle] = i
+	}
+	if root == nil {
+		t.Fatal("snapshot has no root")
+	}
+	return root
+}
+
+// canonical lists a snapshot as lines "path class prop=value…" without handles, so two
+// snapshots compare equal exactly when the DataModel did not change.
+func canonical(t testing.TB, insts []snapInstance) []string {
+	t.Helper()
+	root := snapTree(t, insts)
+	var out []string
+	var walk func(i *dom.Instance, path string)
+	walk = func(i *dom.Instance, path string) {
+		line := path + " " + i.ClassName
+		for _, name := range i.PropertyNames() {
+			b, err := dom.Marshal(i.Properties[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			line += " " + name + "=" + string(b)
+		}
+		out = append(out, line)
+		seen := map[string]int{}
+		for _, c := range i.Children {
+			seen[c.Name]++
+			walk(c, fmt.Sprintf("%s/%s#%d", path, c.Name, seen[c.Name]))
+		}
+	}
+	walk(root, "game")
+	return out
+}
+
+// headProject loads the project as committed at HEAD, with script sources.
+func headProject(t testing.TB, e *emuEnv) *project.Project {
+	t.Helper()
+	repo, err := gitblob.Discover(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit, err := repo.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := repo.CommitFS(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Load(fsys, e.loc.FileInFS, project.Options{DirName: e.loc.DirName()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// propsOf lists, by class, the properties a tree uses with their wire types.
+func propsOf(root *dom.Instance) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	root.Walk(func(i *dom.Instance) bool {
+		for name, v := range i.Properties {
+			if name == "Source" {
+				continue
+			}
+			typ := v.Type()
+			if typ == "Enum" {
+				if _, enum, ok := dom.PropertyType(i.ClassName, name); ok && enum != "" {
+					typ = "Enum:" + enum
+				}
+			}
+			if out[i.ClassName] == nil {
+				out[i.ClassName] = map[string]string{}
+			}
+			out[i.ClassName][name] = typ
+		}
+		return true
+	})
+	return out
+}
+
+// assertMatches checks that studio holds every instance of want (the project) with the
+// same class, and every property want sets with an equal value (Source included).
+// Studio may have more only where the project leaves room: empty services at the top
+// of game that the plugin itself uses (HttpService and the like).
+func assertMatches(t testing.TB, want, studio *dom.Instance) int {
+	t.Helper()
+	matched := 0
+	var walk func(w, s *dom.Instance, path string)
+	walk = func(w, s *dom.Instance, path string) {
+		matched++
+		if w.ClassName != s.ClassName {
+			t.Errorf("%s: class %s in Studio, %s in the project", path, s.ClassName, w.ClassName)
+		}
+		for _, name := range w.PropertyNames() {
+			sv, ok := s.Properties[name]
+			if !ok {
+				t.Errorf("%s.%s: missing in Studio (project has %s)", path, name, mustJSON(t, w.Properties[name]))
+				continue
+			}
+			if !dom.Equal(w.Properties[name], sv) {
+				t.Errorf("%s.%s: Studio has %s, the project %s", path, name, mustJSON(t, sv), mustJSON(t, w.Properties[name]))
+			}
+		}
+		byName := map[string][]*dom.Instance{}
+		for _, c := range s.Children {
+			byName[c.Name] = append(byName[c.Name], c)
+		}
+		for _, c := range w.Children {
+			if len(byName[c.Name]) == 0 {
+				t.Errorf("%s/%s: missing in Studio", path, c.Name)
+				continue
+			}
+			walk(c, byName[c.Name][0], path+"/"+c.Name)
+			byName[c.Name] = byName[c.Name][1:]
+		}
+		for _, rest := range byName {
+			for _, c := range rest {
+				if path == "game" && c.Name == c.ClassName && len(c.Children) == 0 && strings.HasSuffix(c.ClassName, "Service") {
+					continue
+				}
+				t.Errorf("%s/%s (%s): in Studio, not in the project", path, c.Name, c.ClassName)
+			}
+		}
+	}
+	walk(want, studio, "game")
+	return matched
+}
+
+func mustJSON(t testing.TB, v dom.Value) string {
+	t.Helper()
+	b, err := dom.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// describe lists a plan's changes as path → "reason/direction" ("" direction: unresolved).
+func describe(d *host.PlanData) map[string]string {
+	out := map[string]string{}
+	for _, c := range d.Changes {
+		out[c.Path] = c.Reason + "/" + c.Direction
+	}
+	return out
+}
+
+func mustPlan(t testing.TB, h *host.Host, want map[string]string) *host.PlanData {
+	t.Helper()
+	d, err := h.Plan(context.Background(), host.PlanRequest{})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if want == nil {
+		want = map[string]string{}
+	}
+	if got := describe(d); !equalMaps(got, want) {
+		b, _ := json.MarshalIndent(d.Changes, "", "  ")
+		t.Fatalf("plan changes = %v, want %v\n%s", got, want, b)
+	}
+	return d
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func mustExec(t testing.TB, h *host.Host, code string) *host.ExecData {
+	t.Helper()
+	d, err := h.Exec(context.Background(), host.ExecRequest{Code: code})
+	if err != nil {
+		t.Fatalf("exec %q: %v", code, err)
+	}
+	if !d.Success {
+		t.Fatalf("exec %q failed: %s (output %v)", code, d.Error, d.Output)
+	}
+	return d
+}
+
+func readFile(t testing.TB, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type scriptResult struct {
+	Source     string   `json:"source"`
+	SourceSha1 string   `json:"sourceSha1"`
+	ClassName  string   `json:"className"`
+	IsDraft    bool     `json:"isDraft"`
+	Path       []string `json:"path"`
+}
+
+func getScript(s *bridge.Session, params map[string]any) (*scriptResult, error) {
+	var r scriptResult
+	if err := s.Call(context.Background(), "getScript", params, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// TestEmulatorInSyncWithHead: the emulator starts with the project built at HEAD, so
+// the plan is empty and a snapshot of all of game holds the project's instances,
+// classes, sources and property values.
+func TestEmulatorInSyncWithHead(t *testing.T) {
+	e := startEmulated(t, emuProject, nil)
+	mustPlan(t, e.host, nil)
+
+	head := headProject(t, e)
+	snap := fullSnapshot(t, e.session(t), propsOf(head.Root))
+	studio := snapTree(t, snap)
+	if n, want := assertMatches(t, head.Root, studio), head.Root.Count(); n != want {
+		t.Errorf("matched %d instances, the project has %d", n, want)
+	}
+	// The comparison looks at what matters: a few values spelled out.
+	if v := studio.Find("Workspace", "Spawn").Properties["Material"]; !dom.Equal(v, dom.Enum(288)) {
+		t.Errorf("Spawn.Material = %v, want Enum 288 (Neon)", v)
+	}
+	if v := studio.Find("ReplicatedStorage", "Shared", "Readme").Properties["Value"]; !dom.Equal(v, dom.String("read me\n")) {
+		t.Errorf("Readme.Value = %v", v)
+	}
+	if src, _ := studio.Find("ReplicatedStorage", "Shared", "Lib", "Deep", "Deeper", "X").Source(); src != "return 'x'\n" {
+		t.Errorf("X.Source = %q", src)
+	}
+}
+
+// TestEmulatorApplyWithOneFailedPrecondition: an apply of a valid edit and an edit
+// whose sourceSha1 is wrong changes nothing in the whole DataModel and answers
+// E_PRECONDITION_FAILED naming the failed op; the valid edit alone then applies.
+func TestEmulatorApplyWithOneFailedPrecondition(t *testing.T) {
+	e := startEmulated(t, emuProject, nil)
+	s := e.session(t)
+	ctx := context.Background()
+	props := propsOf(headProject(t, e).Root)
+
+	snap := fullSnapshot(t, s, props)
+	before := canonical(t, snap)
+	tree := snapTree(t, snap)
+	util := tree.Find("ReplicatedStorage", "Shared", "Util")
+	main := tree.Find("ServerScriptService", "Main")
+	spawn := tree.Find("Workspace", "Spawn")
+	wrong := gitblob.Hash([]byte("print('not what Studio has')\n"))
+	valid := map[string]any{"op": "edit", "handle": util.Handle,
+		"expect": map[string]any{"sourceSha1": gitblob.Hash([]byte("return {}\n"))},
+		"set":    map[string]any{"Source": map[string]string{"String": "return { applied = true }\n"}}}
+	validPart := map[string]any{"op": "edit", "handle": spawn.Handle,
+		"expect": map[string]any{"properties": map[string]any{"Anchored": map[string]bool{"Bool": true}}},
+		"set":    map[string]any{"Size": map[string][]float64{"Vector3": {2, 3, 4}}, "Anchored": map[string]bool{"Bool": false}}}
+	bad := map[string]any{"op": "edit", "handle": main.Handle,
+		"expect": map[string]any{"sourceSha1": wrong},
+		"set":    map[string]any{"Source": map[string]string{"String": "print('pushed')\n"}}}
+
+	err := s.Call(ctx, "apply", map[string]any{"txId": "tx-refused", "ops": []any{valid, validPart, bad}}, nil)
+	ce := errcode.As(err)
+	if err == nil || ce.Code != errcode.PreconditionFailed {
+		t.Fatalf("apply with a wrong sourceSha1: %v, want %s", err, errcode.PreconditionFailed)
+	}
+	var details struct {
+		Failures []struct {
+			Op       int    `json:"op"`
+			Handle   string `json:"handle"`
+			Field    string `json:"field"`
+			Expected any    `json:"expected"`
+			Actual   any    `json:"actual"`
+		} `json:"failures"`
+	}
+	b, _ := json.Marshal(ce.Details)
+	if err := json.Unmarshal(b, &details); err != nil {
+		t.Fatalf("details %s: %v", b, err)
+	}
+	if len(details.Failures) != 1 {
+		t.Fatalf("details.failures = %s, want exactly the failed op", b)
+	}
+	f := details.Failures[0]
+	if f.Op != 2 || f.Handle != main.Handle || f.Field != "Source" || f.Expected != wrong || f.Actual != gitblob.Hash([]byte("print('hi')\n")) {
+		t.Errorf("failure = %+v, want op 2, handle %s, Source, expected %s, actual the hash of Main's source", f, main.Handle, wrong)
+	}
+
+	after := canonical(t, fullSnapshot(t, s, props))
+	if d := cmp.Diff(before, after); d != "" {
+		t.Fatalf("the refused apply changed the DataModel (-before +after):\n%s", d)
+	}
+	var tx struct {
+		TxIDs []string `json:"txIds"`
+	}
+	if err := s.Call(ctx, "transactions", struct{}{}, &tx); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(tx.TxIDs, "tx-refused") {
+		t.Errorf("transactions lists the refused apply: %v", tx.TxIDs)
+	}
+	mustPlan(t, e.host, nil)
+
+	// The same two valid edits on their own apply, and the snapshot shows them: the
+	// comparison above would have seen them.
+	tree = snapTree(t, fullSnapshot(t, s, props))
+	valid["handle"] = tree.Find("ReplicatedStorage", "Shared", "Util").Handle
+	validPart["handle"] = tree.Find("Workspace", "Spawn").Handle
+	if err := s.Call(ctx, "apply", map[string]any{"txId": "tx-valid", "ops": []any{valid, validPart}}, nil); err != nil {
+		t.Fatalf("the valid edits alone: %v", err)
+	}
+	changed := canonical(t, fullSnapshot(t, s, props))
+	var diff []string
+	for i := range changed {
+		if changed[i] != before[i] {
+			diff = append(diff, changed[i])
+		}
+	}
+	if len(changed) != len(before) || len(diff) != 2 ||
+		!strings.Contains(diff[0], `Source={"String":"return { applied = true }\n"}`) ||
+		!strings.Contains(diff[1], `Anchored={"Bool":false}`) || !strings.Contains(diff[1], `Size={"Vector3":[2,3,4]}`) {
+		t.Errorf("after the valid edits, changed lines: %q", diff)
+	}
+}
+
+// TestEmulatorGetScript reads scripts by path, saved and as the editor's draft.
+func TestEmulatorGetScript(t *testing.T) {
+	e := startEmulated(t, emuProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ServerScriptService/Main": "print('unsaved')\n"}
+	})
+	s := e.session(t)
+	main := []string{"ServerScriptService", "Main"}
+
+	r, err := getScript(s, map[string]any{"path": main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scriptResult{Source: "print('hi')\n", SourceSha1: gitblob.Hash([]byte("print('hi')\n")), ClassName: "Script", Path: main}
+	if d := cmp.Diff(want, *r); d != "" {
+		t.Errorf("saved Main (-want +got):\n%s", d)
+	}
+	r, err = getScript(s, map[string]any{"path": main, "draft": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = scriptResult{Source: "print('unsaved')\n", SourceSha1: gitblob.Hash([]byte("print('unsaved')\n")), ClassName: "Script", IsDraft: true, Path: main}
+	if d := cmp.Diff(want, *r); d != "" {
+		t.Errorf("draft of Main (-want +got):\n%s", d)
+	}
+	// No document open: the draft is the saved text.
+	hud := []string{"StarterPlayer", "StarterPlayerScripts", "Hud"}
+	r, err = getScript(s, map[string]any{"path": hud, "draft": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = scriptResult{Source: "local hud = {}\nreturn hud\n", SourceSha1: gitblob.Hash([]byte("local hud = {}\nreturn hud\n")), ClassName: "LocalScript", Path: hud}
+	if d := cmp.Diff(want, *r); d != "" {
+		t.Errorf("draft of Hud without a document (-want +got):\n%s", d)
+	}
+	for _, c := range []struct {
+		path []string
+		want errcode.Code
+	}{
+		{[]string{"ServerScriptService", "Nope"}, errcode.NotFound},
+		{[]string{"ReplicatedStorage", "Shared", "Readme"}, errcode.NotAScript},
+	} {
+		if _, err := getScript(s, map[string]any{"path": c.path}); errcode.Of(err) != c.want {
+			t.Errorf("getScript %v: %v, want %s", c.path, err, c.want)
+		}
+	}
+
+	// Through the host: by file, saved and draft; the plan compares saved text only.
+	ctx := context.Background()
+	sd, err := e.host.Script(ctx, host.ScriptRequest{FsPath: "src/server/Main.server.luau"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Source != "print('hi')\n" || sd.IsDraft || sd.StudioHash != gitblob.Hash([]byte("print('hi')\n")) || sd.InstancePath != "ServerScriptService/Main" {
+		t.Errorf("host Script saved = %+v", sd)
+	}
+	sd, err = e.host.Script(ctx, host.ScriptRequest{FsPath: "src/server/Main.server.luau", Draft: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Source != "print('unsaved')\n" || !sd.IsDraft {
+		t.Errorf("host Script draft = %+v", sd)
+	}
+	mustPlan(t, e.host, nil)
+}
+
+// TestEmulatorExec runs code in the plugin: output captured, values returned, errors
+// as data.
+func TestEmulatorExec(t *testing.T) {
+	e := startEmulated(t, emuProject, nil)
+	ctx := context.Background()
+
+	d := mustExec(t, e.host, `print("a", 1) warn("careful") print(game.ServerScriptService.Main.Source) return 1 + 1, "two", nil, true`)
+	wantOut := []host.OutputLine{{Level: "print", Text: "a 1"}, {Level: "warn", Text: "careful"}, {Level: "print", Text: "print('hi')\n"}}
+	if diff := cmp.Diff(wantOut, d.Output); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"2", "two", "nil", "true"}, d.Returns); diff != "" {
+		t.Errorf("returns (-want +got):\n%s", diff)
+	}
+
+	d, err := e.host.Exec(ctx, host.ExecRequest{Code: `print("before") error("boom") print("after")`})
+	if err != nil {
+		t.Fatalf("a runtime error must come back as data, got %v", err)
+	}
+	if d.Success || !strings.Contains(d.Error, "boom") || len(d.Returns) != 0 {
+		t.Errorf("runtime error: %+v", d)
+	}
+	if len(d.Output) != 2 || d.Output[0] != (host.OutputLine{Level: "print", Text: "before"}) || d.Output[1].Level != "error" || !strings.Contains(d.Output[1].Text, "boom") {
+		t.Errorf("runtime error output = %+v", d.Output)
+	}
+
+	d, err = e.host.Exec(ctx, host.ExecRequest{Code: `return +`})
+	if err != nil {
+		t.Fatalf("a compile error must come back as data, got %v", err)
+	}
+	if d.Success || d.Error == "" {
+		t.Errorf("compile error: %+v", d)
+	}
+
+	// Output does not leak from one exec into the next; code can yield.
+	d = mustExec(t, e.host, `task.wait(0.05) return #game.ReplicatedStorage.Shared:GetChildren()`)
+	if len(d.Output) != 0 || len(d.Returns) != 1 || d.Returns[0] != "4" {
+		t.Errorf("second exec = %+v, want no output and the 4 children of Shared", d)
+	}
+}
+
+// TestEmulatorSyncRoundTrip syncs both ways through the real plugin: a disk edit
+// pushed, a Studio edit pulled, a conflict resolved with the Studio text's hash, new
+// scripts and deletions on each side, and an empty plan after each apply.
+func TestEmulatorSyncRoundTrip(t *testing.T) {
+	e := startEmulated(t, emuProject, nil)
+	ctx := context.Background()
+	s := e.session(t)
+	doApply := func(d *host.PlanData, overrides ...apply.Override) *host.ApplyData {
+		t.Helper()
+		res, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: overrides})
+		if err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		return res
+	}
+	studioSource := func(path ...string) string {
+		t.Helper()
+		r, err := getScript(s, map[string]any{"path": path})
+		if err != nil {
+			t.Fatalf("getScript %v: %v", path, err)
+		}
+		return r.Source
+	}
+
+	// 1. A disk edit of a script and of a Part's properties is pushed.
+	hosttest.Write(t, e.dir, "src/server/Main.server.luau", "print('from disk')\n")
+	proj := strings.Replace(emuProject["default.project.json"], `"Size": [8, 1, 8], "Material": "Neon"`, `"Size": [4, 1, 6], "Material": "Brick"`, 1)
+	hosttest.Write(t, e.dir, "default.project.json", proj)
+	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Main": "disk_changed/push", "Workspace/Spawn": "disk_changed/push"})
+	doApply(d)
+	if got := studioSource("ServerScriptService", "Main"); got != "print('from disk')\n" {
+		t.Errorf("Studio Main after push = %q", got)
+	}
+	x := mustExec(t, e.host, `local p = workspace.Spawn return p.Size.X, p.Size.Z, p.Material.Name, p.Anchored`)
+	if diff := cmp.Diff([]string{"4", "6", "Brick", "true"}, x.Returns); diff != "" {
+		t.Errorf("Spawn after push (-want +got):\n%s", diff)
+	}
+	mustPlan(t, e.host, nil)
+
+	// 2. A Studio edit is pulled.
+	mustExec(t, e.host, `game.ReplicatedStorage.Shared.Util.Source = "return { studio = true }\n"`)
+	d = mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Shared/Util": "studio_changed/pull"})
+	doApply(d)
+	if got := readFile(t, e.dir, "src/shared/Util.luau"); got != "return { studio = true }\n" {
+		t.Errorf("Util.luau after pull = %q", got)
+	}
+	mustPlan(t, e.host, nil)
+
+	// 3. Both sides edit Hud: unresolved until an override names the Studio text it saw.
+	hosttest.Write(t, e.dir, "src/client/Hud.client.luau", "-- disk\n")
+	mustExec(t, e.host, `game.StarterPlayer.StarterPlayerScripts.Hud.Source = "-- studio\n"`)
+	d = mustPlan(t, e.host, map[string]string{"StarterPlayer/StarterPlayerScripts/Hud": "both_changed/"})
+	id := d.Changes[0].ID
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); errcode.Of(err) != errcode.Unresolved {
+		t.Fatalf("apply without an override: %v, want %s", err, errcode.Unresolved)
+	}
+	sd, err := e.host.Script(ctx, host.ScriptRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Source != "-- studio\n" || sd.StudioHash != gitblob.Hash([]byte("-- studio\n")) {
+		t.Fatalf("Script of the conflict = %+v", sd)
+	}
+	stale := gitblob.Hash([]byte("local hud = {}\nreturn hud\n"))
+	d = mustPlan(t, e.host, map[string]string{"StarterPlayer/StarterPlayerScripts/Hud": "both_changed/"})
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: id, Direction: "push", StudioHash: &stale}}}); errcode.Of(err) != errcode.PreconditionFailed {
+		t.Fatalf("override with a stale studioHash: %v, want %s", err, errcode.PreconditionFailed)
+	}
+	if got := studioSource("StarterPlayer", "StarterPlayerScripts", "Hud"); got != "-- studio\n" {
+		t.Fatalf("the refused override changed Studio: %q", got)
+	}
+	d = mustPlan(t, e.host, map[string]string{"StarterPlayer/StarterPlayerScripts/Hud": "both_changed/"})
+	doApply(d, apply.Override{ID: id, Direction: "push", StudioHash: &sd.StudioHash})
+	if got := studioSource("StarterPlayer", "StarterPlayerScripts", "Hud"); got != "-- disk\n" {
+		t.Errorf("Studio Hud after the override = %q", got)
+	}
+	if got := readFile(t, e.dir, "src/client/Hud.client.luau"); got != "-- disk\n" {
+		t.Errorf("Hud.client.luau after the push = %q", got)
+	}
+	mustPlan(t, e.host, nil)
+
+	// 4. A script new on each side, and a deletion on each side.
+	hosttest.Write(t, e.dir, "src/shared/FromDisk.luau", "return 'disk'\n")
+	if err := os.Remove(filepath.Join(e.dir, "src/shared/Lib/Deep/Mod.luau")); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, e.host, `
+		local m = Instance.new("ModuleScript")
+		m.Name = "FromStudio"
+		m.Source = "return 'studio'\n"
+		m.Parent = game.ReplicatedStorage.Shared
+		game.ServerScriptService.Jobs.Tick:Destroy()`)
+	d = mustPlan(t, e.host, map[string]string{
+		"ReplicatedStorage/Shared/FromDisk":     "new_on_disk/push",
+		"ReplicatedStorage/Shared/FromStudio":   "new_in_studio/pull",
+		"ReplicatedStorage/Shared/Lib/Deep/Mod": "deleted_on_disk/push",
+		"ServerScriptService/Jobs/Tick":         "deleted_in_studio/pull",
+	})
+	res := doApply(d)
+	if len(res.Applied) != 4 {
+		t.Errorf("applied %d changes, want 4: %+v", len(res.Applied), res.Applied)
+	}
+	if got := studioSource("ReplicatedStorage", "Shared", "FromDisk"); got != "return 'disk'\n" {
+		t.Errorf("Studio FromDisk = %q", got)
+	}
+	if _, err := getScript(s, map[string]any{"path": []string{"ReplicatedStorage", "Shared", "Lib", "Deep", "Mod"}}); errcode.Of(err) != errcode.NotFound {
+		t.Errorf("Mod in Studio after pushing its deletion: %v", err)
+	}
+	if got := readFile(t, e.dir, "src/shared/FromStudio.luau"); got != "return 'studio'\n" {
+		t.Errorf("FromStudio.luau = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "src/server/Jobs/Tick.server.luau")); !os.IsNotExist(err) {
+		t.Errorf("Tick.server.luau after pulling its deletion: %v", err)
+	}
+	mustPlan(t, e.host, nil)
+
+	// Committed, the working tree is the new base, and Studio holds the project as
+	// it is on disk. (Not as committed: pulling Tick's deletion left src/server/Jobs
+	// an empty folder, which Studio keeps as an empty Folder and git does not store.)
+	hosttest.Git(t, e.dir, "add", "-A")
+	hosttest.Git(t, e.dir, "commit", "-qm", "synced")
+	mustPlan(t, e.host, nil)
+	disk, err := project.LoadDisk(e.loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertMatches(t, disk.Root, snapTree(t, fullSnapshot(t, s, propsOf(disk.Root))))
+}
+
+// TestEmulatorKilledDuringRequest: the emulator dies (SIGKILL, no close frame) while
+// an exec waits inside the plugin; the call fails with E_STUDIO_NOT_CONNECTED at once,
+// not when the code would have finished or the request timed out.
+func TestEmulatorKilledDuringRequest(t *testing.T) {
+	pluginDir := emulatorPluginDir(t)
+	_, _, h := startHost(t, emuProject)
+	pf, err := h.InitialPlace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := filepath.Join(t.TempDir(), "place.json")
+	if err := host.WritePlace(place, pf); err != nil {
+		t.Fatal(err)
+	}
+	// Started here rather than with host.StartEmulator, to have its process to kill.
+	cmd := exec.Command("node", filepath.Join(pluginDir, "emulator", "run.mjs"), "--url", h.PluginURL(), "--place", place)
+	cmd.Dir = pluginDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := h.Bridge().WaitSession(ctx, "")
+	if err != nil {
+		t.Fatalf("the emulator did not connect: %v", err)
+	}
+
+	type outcome struct {
+		d   *host.ExecData
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		d, err := h.Exec(ctx, host.ExecRequest{Code: `task.wait(5) return "finished"`})
+		done <- outcome{d, err}
+	}()
+	// The plugin handles frames in order and runs each request until it yields: once
+	// a ping sent after the exec is answered, the exec is waiting inside task.wait.
+	if err := s.Call(ctx, "ping", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("exec ended before the emulator was killed: %+v %v", o.d, o.err)
+	default:
+	}
+	killed := time.Now()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-done:
+		if code := errcode.Of(o.err); code != errcode.StudioNotConnected {
+			t.Fatalf("exec when the emulator died: %+v %v (%s), want %s", o.d, o.err, code, errcode.StudioNotConnected)
+		}
+		if waited := time.Since(killed); waited > 3*time.Second {
+			t.Errorf("the failure came %v after the kill", waited)
+		}
+	case <-time.After(4 * time.Second):
+		t.Fatalf("exec still waiting 4 s after the emulator was killed\n%s", stderr.String())
+	}
+	if n := len(h.Bridge().Sessions()); n != 0 {
+		t.Errorf("%d sessions after the kill", n)
+	}
+	if _, err := h.Exec(context.Background(), host.ExecRequest{Code: "return 1"}); errcode.Of(err) != errcode.StudioNotConnected {
+		t.Errorf("exec with no Studio: %v, want %s", err, errcode.StudioNotConnected)
+	}
+}
+
+// TestPluginUpgradeRefused: an upgrade to /plugin from a browser page (any Origin
+// header) or through a name that is not loopback (DNS rebinding) is refused with 403
+// before any WebSocket exists, while the emulator stays connected; the same request
+// from a local client upgrades.
+func TestPluginUpgradeRefused(t *testing.T) {
+	e := startEmulated(t, emuProject, nil)
+	addr := "127.0.0.1:" + strconv.Itoa(e.host.Port())
+	upgrade := func(hostHeader string, extra ...string) (int, string) {
+		t.Helper()
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		req := "GET /plugin HTTP/1.1\r\nHost: " + hostHeader + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+		for _, h := range extra {
+			req += h + "\r\n"
+		}
+		if _, err := conn.Write([]byte(req + "\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("read the answer: %v", err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Upgrade")
+	}
+	cases := []struct {
+		name  string
+		host  string
+		extra []string
+		want  int
+	}{
+		{"origin", addr, []string{"Origin: https://evil.example"}, http.StatusForbidden},
+		{"null origin", addr, []string{"Origin: null"}, http.StatusForbidden},
+		{"empty origin", addr, []string{"Origin:"}, http.StatusForbidden},
+		{"loopback origin", addr, []string{"Origin: http://127.0.0.1:" + strconv.Itoa(e.host.Port())}, http.StatusForbidden},
+		{"rebound host", "evil.example:1234", nil, http.StatusForbidden},
+		{"rebound host without port", "evil.example", nil, http.StatusForbidden},
+		{"loopback-looking name", "127.0.0.1.evil.example:1234", nil, http.StatusForbidden},
+		{"localhost subdomain", "localhost.evil.example", nil, http.StatusForbidden},
+		{"both", "evil.example:1234", []string{"Origin: https://evil.example"}, http.StatusForbidden},
+		{"local client", addr, nil, http.StatusSwitchingProtocols},
+		{"localhost", "localhost:" + strconv.Itoa(e.host.Port()), nil, http.StatusSwitchingProtocols},
+		{"ipv6 loopback", "[::1]:" + strconv.Itoa(e.host.Port()), nil, http.StatusSwitchingProtocols},
+	}
+	for _, c := range cases {
+		status, up := upgrade(c.host, c.extra...)
+		if status != c.want {
+			t.Errorf("%s (Host %s, %v): status %d, want %d", c.name, c.host, c.extra, status, c.want)
+		}
+		if c.want == http.StatusForbidden && up != "" {
+			t.Errorf("%s: a refusal carries Upgrade: %s", c.name, up)
+		}
+	}
+	// The refused attempts neither replaced nor disturbed the emulator's session.
+	if n := len(e.host.Bridge().Sessions()); n != 1 {
+		t.Errorf("%d sessions after the attempts, want the emulator's", n)
+	}
+	d := mustExec(t, e.host, `return "still here"`)
+	if len(d.Returns) != 1 || d.Returns[0] != "still here" {
+		t.Errorf("exec after the attempts = %+v", d)
+	}
+}
