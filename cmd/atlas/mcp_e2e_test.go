@@ -1,0 +1,850 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// The MCP end-to-end tests run the real atlas binary as separate processes and talk
+// to `atlas mcp` over its real stdin and stdout: through an external client (the MCP
+// Inspector's CLI, pinned in e2e/), through the go-sdk client, and as raw JSON-RPC
+// lines. The Studio side is the emulator (the real Luau plugin on a mock place).
+
+// e2eWait bounds every wait of these tests, so that a hang fails instead of blocking.
+const e2eWait = 45 * time.Second
+
+// mcpTools are the tools `atlas mcp` serves (ARCHITECTURE §6).
+var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan"}
+
+// mcpProject is the committed project of these tests.
+var mcpProject = map[string]string{
+	"default.project.json": `{
+  "name": "Game",
+  "tree": {
+    "$className": "DataModel",
+    "ReplicatedStorage": { "Shared": { "$path": "src/shared" } },
+    "ServerScriptService": { "$path": "src/server" }
+  }
+}`,
+	"src/shared/Util.luau":        "return {}\n",
+	"src/server/Main.server.luau": "print(\"version one\")\n",
+}
+
+// e2e is what a test needs to run atlas as a process: the binary and the environment.
+type e2e struct {
+	bin       string // the atlas binary
+	pluginDir string // plugin/ (the emulator)
+	e2eDir    string // e2e/ (the pinned MCP Inspector)
+}
+
+func TestMCPEndToEnd(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &e2e{
+		bin:       filepath.Join(t.TempDir(), "atlas"),
+		pluginDir: filepath.Join(root, "plugin"),
+		e2eDir:    filepath.Join(root, "e2e"),
+	}
+	if _, err := os.Stat(filepath.Join(x.pluginDir, "node_modules", "luau-web")); err != nil {
+		t.Fatalf("the emulator needs 'npm ci' in plugin/ first (make deps does it): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", x.bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	t.Run("InspectorAsClientOfServe", x.testInspector)
+	t.Run("HostWithEmulator", x.testHostWithEmulator)
+	t.Run("StdoutIsJSONRPCOnly", x.testStdoutHygiene)
+	t.Run("UnknownToolIsProtocolError", x.testUnknownTool)
+}
+
+// env is the environment of an atlas process: a state folder of its own, the plugin
+// folder, and git set up independently of the machine.
+func (x *e2e) env(t *testing.T, stateDir string) []string {
+	home := t.TempDir()
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "ATLAS_") || strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=")
+	})
+	return append(env,
+		"ATLAS_STATE_DIR="+stateDir,
+		"ATLAS_PLUGIN_DIR="+x.pluginDir,
+		"HOME="+home,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	)
+}
+
+// syncBuffer is a bytes.Buffer that a process may write while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `atlas serve --port 0 --emulate` in dir until the test ends and
+// waits until the emulated Studio is connected.
+func (x *e2e) startServe(t *testing.T, dir string, env []string) {
+	t.Helper()
+	cmd := exec.Command(x.bin, "serve", "--port", "0", "--emulate")
+	cmd.Dir, cmd.Env = dir, env
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		// Ctrl+C stops the host and its emulator.
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("atlas serve did not stop cleanly: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(e2eWait):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("atlas serve did not stop on an interrupt\n%s", stderr.String())
+		}
+	})
+
+	deadline := time.Now().Add(e2eWait)
+	var last string
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("atlas serve exited: %v\n%s", err, stderr.String())
+		default:
+		}
+		st := exec.Command(x.bin, "status", "--json")
+		st.Dir, st.Env = dir, env
+		out, _ := st.Output()
+		last = string(out)
+		var env struct {
+			OK   bool `json:"ok"`
+			Data struct {
+				Sessions []json.RawMessage `json:"sessions"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(out, &env) == nil && env.OK && len(env.Data.Sessions) == 1 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("atlas serve has no Studio session after %s: %s\n%s", e2eWait, last, stderr.String())
+}
+
+// inspected is one run of the MCP Inspector's CLI.
+type inspected struct {
+	code           int
+	stdout, stderr string
+}
+
+// inspect runs the MCP Inspector's CLI against `atlas mcp` (started in dir, with the
+// test's state and plugin folders) and returns what it printed and its exit code.
+func (x *e2e) inspect(t *testing.T, dir string, env []string, args ...string) inspected {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(x.e2eDir, "node_modules", "@modelcontextprotocol", "inspector")); err != nil {
+		t.Fatalf("the MCP Inspector needs 'npm ci' in e2e/ first (make deps does it): %v", err)
+	}
+	// npx runs in e2e/ so that it finds the pinned Inspector there (--no: never
+	// fetch one); --cwd starts atlas in the project. The Inspector hands its server
+	// only a minimal environment (PATH, HOME, …): the atlas variables go with -e.
+	cli := []string{"--no", "--", "@modelcontextprotocol/inspector", "--cli"}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "ATLAS_") || strings.HasPrefix(kv, "GIT_") {
+			cli = append(cli, "-e", kv)
+		}
+	}
+	cli = append(cli, "--cwd", dir, x.bin, "mcp", "--port", "0")
+	cli = append(cli, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npx", cli...)
+	cmd.Dir, cmd.Env = x.e2eDir, append(env, "npm_config_update_notifier=false")
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := inspected{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("inspector %v: timed out after %s\n%s\n%s", args, e2eWait, r.stdout, r.stderr)
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("inspector %v: %v", args, err)
+	}
+	return r
+}
+
+// e2eEnvelope is the JSON envelope as a client reads it.
+type e2eEnvelope struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	OK            bool            `json:"ok"`
+	Command       string          `json:"command"`
+	Data          json.RawMessage `json:"data"`
+	Errors        []struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	} `json:"errors"`
+}
+
+// toolResult reads a tools/call result as the Inspector prints it and checks that its
+// structured content is the envelope, that its text carries the same envelope and
+// that isError matches ok.
+func toolResult(t *testing.T, r inspected) e2eEnvelope {
+	t.Helper()
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("the inspector did not print a tool result: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+	var env e2eEnvelope
+	if err := json.Unmarshal(res.StructuredContent, &env); err != nil || env.SchemaVersion != 1 {
+		t.Fatalf("structuredContent is not the envelope (%v): %s", err, res.StructuredContent)
+	}
+	if res.IsError == env.OK {
+		t.Fatalf("isError=%v but ok=%v: %s", res.IsError, env.OK, r.stdout)
+	}
+	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+		t.Fatalf("content is not one text: %s", r.stdout)
+	}
+	var fromText, fromStructured any
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &fromText); err != nil {
+		t.Fatalf("the text is not the envelope: %v: %s", err, res.Content[0].Text)
+	}
+	json.Unmarshal(res.StructuredContent, &fromStructured)
+	if a, b := mustJSON(t, fromText), mustJSON(t, fromStructured); a != b {
+		t.Fatalf("text and structuredContent differ:\n%s\n%s", a, b)
+	}
+	return env
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// planOf is the part of a plan these tests read.
+type planOf struct {
+	ConfirmToken string `json:"confirmToken"`
+	Summary      struct {
+		Total int `json:"total"`
+		Push  int `json:"push"`
+	} `json:"summary"`
+	Changes []struct {
+		ID         string  `json:"id"`
+		Path       string  `json:"path"`
+		PatchType  string  `json:"patchType"`
+		Direction  *string `json:"direction"`
+		Reason     string  `json:"reason"`
+		StudioHash string  `json:"studioHash"`
+		DiskHash   string  `json:"diskHash"`
+		FsPath     string  `json:"fsPath"`
+	} `json:"changes"`
+}
+
+// scriptOf is get_script's data.
+type scriptOf struct {
+	ID         string `json:"id"`
+	FsPath     string `json:"fsPath"`
+	Source     string `json:"source"`
+	StudioHash string `json:"studioHash"`
+}
+
+func decode[T any](t *testing.T, env e2eEnvelope) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(env.Data, &v); err != nil {
+		t.Fatalf("%s data: %v: %s", env.Command, err, env.Data)
+	}
+	return v
+}
+
+// testInspector drives plan → get_script → apply → plan with an external MCP client.
+// Each Inspector call starts a new `atlas mcp`, which becomes a client of the one
+// long-lived `atlas serve --emulate`, so Studio's state carries over between calls.
+func (x *e2e) testInspector(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	env := x.env(t, t.TempDir())
+	x.startServe(t, dir, env)
+
+	// tools/list: all seven tools, served by a client of the running host.
+	r := x.inspect(t, dir, env, "--method", "tools/list")
+	if r.code != 0 {
+		t.Fatalf("tools/list exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatalf("tools/list: %v\n%s", err, r.stdout)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema["type"] != "object" {
+			t.Errorf("tool %s: description %q, input schema %v", tool.Name, tool.Description, tool.InputSchema)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, mcpTools) {
+		t.Fatalf("tools = %v, want %v", names, mcpTools)
+	}
+	if !strings.Contains(r.stderr, "using the running Atlas host") {
+		t.Fatalf("atlas mcp did not use the running host:\n%s", r.stderr)
+	}
+
+	// A disk edit plans as one push.
+	const v2 = "print(\"version two\")\n"
+	hosttest.Write(t, dir, "src/server/Main.server.luau", v2)
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "sync_plan")
+	if r.code != 0 {
+		t.Fatalf("sync_plan exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	env1 := toolResult(t, r)
+	p := decode[planOf](t, env1)
+	if env1.Command != "sync.plan" || p.Summary.Total != 1 || p.Summary.Push != 1 || len(p.Changes) != 1 {
+		t.Fatalf("plan: %s", env1.Data)
+	}
+	c := p.Changes[0]
+	if c.Direction == nil || *c.Direction != "push" || c.Reason != "disk_changed" || c.PatchType != "Edit" ||
+		c.FsPath != "src/server/Main.server.luau" || c.Path != "ServerScriptService/Main" {
+		t.Fatalf("change: %s", env1.Data)
+	}
+	if p.ConfirmToken == "" || c.ID == "" || c.StudioHash == "" || c.StudioHash == c.DiskHash {
+		t.Fatalf("plan lacks a token, an id or distinct hashes: %s", env1.Data)
+	}
+
+	// get_script by id: Studio still has version one, with the hash the plan saw.
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "get_script", "--tool-arg", "id="+c.ID)
+	if r.code != 0 {
+		t.Fatalf("get_script exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := decode[scriptOf](t, toolResult(t, r))
+	if s.Source != mcpProject["src/server/Main.server.luau"] || s.StudioHash != c.StudioHash || s.ID != c.ID {
+		t.Fatalf("get_script: %+v, want version one with hash %s", s, c.StudioHash)
+	}
+
+	// Without yes: true the tool refuses; the Inspector exits 5 (isError) and
+	// prints the envelope.
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "sync_apply", "--tool-arg", "confirmToken="+p.ConfirmToken)
+	if r.code != 5 {
+		t.Fatalf("sync_apply without yes exited %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	refusal := toolResult(t, r)
+	if refusal.OK || len(refusal.Errors) != 1 || refusal.Errors[0].Code != "E_CONFIRM_REQUIRED" ||
+		refusal.Errors[0].Details["reasonCode"] != "confirm_required" {
+		t.Fatalf("refusal: %+v", refusal)
+	}
+	if !strings.Contains(r.stderr, "isError") {
+		t.Fatalf("the inspector did not report the tool error:\n%s", r.stderr)
+	}
+
+	// The refusal used nothing up: apply with yes, the token and an override
+	// carrying the studioHash seen.
+	args := mustJSON(t, map[string]any{
+		"confirmToken": p.ConfirmToken,
+		"yes":          true,
+		"overrides":    []map[string]any{{"id": c.ID, "direction": "push", "studioHash": s.StudioHash}},
+	})
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "sync_apply", "--tool-args-json", args)
+	if r.code != 0 {
+		t.Fatalf("sync_apply exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	applied := toolResult(t, r)
+	var a struct {
+		TxID    string `json:"txId"`
+		Applied []struct {
+			ID        string `json:"id"`
+			Direction string `json:"direction"`
+		} `json:"applied"`
+	}
+	if err := json.Unmarshal(applied.Data, &a); err != nil || len(a.Applied) != 1 || a.Applied[0].ID != c.ID || a.Applied[0].Direction != "push" {
+		t.Fatalf("apply: %v %s", err, applied.Data)
+	}
+
+	// Studio has version two now (read by fsPath), and the next plan is empty.
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "get_script", "--tool-arg", "fsPath=src/server/Main.server.luau")
+	if r.code != 0 {
+		t.Fatalf("get_script exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if s := decode[scriptOf](t, toolResult(t, r)); s.Source != v2 {
+		t.Fatalf("Studio's source after apply = %q, want %q", s.Source, v2)
+	}
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "sync_plan")
+	if r.code != 0 {
+		t.Fatalf("sync_plan exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if p := decode[planOf](t, toolResult(t, r)); p.Summary.Total != 0 || len(p.Changes) != 0 {
+		t.Fatalf("plan after apply is not empty: %+v", p)
+	}
+
+	// The token worked once.
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "sync_apply", "--tool-args-json", args)
+	if r.code != 5 {
+		t.Fatalf("replayed sync_apply exited %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if e := toolResult(t, r); len(e.Errors) != 1 || e.Errors[0].Code != "E_CONFIRM_TOKEN_REPLAYED" {
+		t.Fatalf("replay: %+v", e)
+	}
+}
+
+// startMCP starts `atlas mcp` with args in dir and connects the go-sdk client to it
+// over the process's stdin and stdout.
+func (x *e2e) startMCP(t *testing.T, dir string, env []string, args ...string) (*mcp.ClientSession, *syncBuffer, func() error) {
+	t.Helper()
+	cmd := exec.Command(x.bin, append([]string{"mcp"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	// Close waits this long after closing stdin before it signals the process.
+	tr := &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}
+	client := mcp.NewClient(&mcp.Implementation{Name: "atlas-e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	cs, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connect to atlas mcp: %v\n%s", err, stderr.String())
+	}
+	closed := false
+	closeFn := func() error {
+		closed = true
+		return cs.Close()
+	}
+	t.Cleanup(func() {
+		if !closed {
+			cs.Close()
+		}
+	})
+	return cs, stderr, closeFn
+}
+
+// callTool calls a tool with a deadline and returns its envelope.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) e2eEnvelope {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env e2eEnvelope
+	if err := json.Unmarshal(b, &env); err != nil || env.SchemaVersion != 1 {
+		t.Fatalf("%s: structured content is not the envelope: %s", name, b)
+	}
+	if res.IsError == env.OK {
+		t.Fatalf("%s: isError=%v but ok=%v", name, res.IsError, env.OK)
+	}
+	return env
+}
+
+// waitSession polls studio_status until one Studio session is connected.
+func waitSession(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	deadline := time.Now().Add(e2eWait)
+	for {
+		env := callTool(t, cs, "studio_status", map[string]any{})
+		var st struct {
+			Sessions []struct {
+				ID        string `json:"id"`
+				PlaceName string `json:"placeName"`
+			} `json:"sessions"`
+		}
+		if !env.OK {
+			t.Fatalf("studio_status: %+v", env)
+		}
+		if err := json.Unmarshal(env.Data, &st); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Sessions) == 1 {
+			if st.Sessions[0].ID == "" || st.Sessions[0].PlaceName != "Game" {
+				t.Fatalf("session: %s", env.Data)
+			}
+			return st.Sessions[0].ID
+		}
+		if len(st.Sessions) > 1 || time.Now().After(deadline) {
+			t.Fatalf("studio_status: want one session: %s", env.Data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// testHostWithEmulator: `atlas mcp --emulate` is the host itself, with the emulated
+// Studio connected to it, and serves the go-sdk client over its stdio.
+func (x *e2e) testHostWithEmulator(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	cs, stderr, closeFn := x.startMCP(t, dir, x.env(t, t.TempDir()), "--emulate", "--port", "0")
+	if info := cs.InitializeResult().ServerInfo; info.Name != "atlas" || info.Version != Version {
+		t.Fatalf("server info: %+v", info)
+	}
+	waitSession(t, cs)
+	if !strings.Contains(stderr.String(), "serving as the Atlas host") {
+		t.Fatalf("atlas mcp did not become the host:\n%s", stderr.String())
+	}
+
+	env := callTool(t, cs, "run_code", map[string]any{"code": "return 1+1"})
+	var ex struct {
+		Success bool     `json:"success"`
+		Returns []string `json:"returns"`
+	}
+	if err := json.Unmarshal(env.Data, &ex); err != nil || !ex.Success || !slices.Equal(ex.Returns, []string{"2"}) {
+		t.Fatalf("run_code: %v %s", err, env.Data)
+	}
+
+	env = callTool(t, cs, "sync_plan", map[string]any{})
+	p := decode[planOf](t, env)
+	if !env.OK || p.Summary.Total != 0 || len(p.Changes) != 0 || p.ConfirmToken == "" {
+		t.Fatalf("sync_plan on an untouched project: %s", env.Data)
+	}
+
+	// Closing stdin ends atlas mcp (and its emulator) cleanly, without a signal.
+	start := time.Now()
+	if err := closeFn(); err != nil {
+		t.Fatalf("atlas mcp did not exit cleanly: %v\n%s", err, stderr.String())
+	}
+	if d := time.Since(start); d >= e2eWait {
+		t.Fatalf("atlas mcp needed a signal to exit after stdin closed (%s)", d)
+	}
+}
+
+// rawMCP speaks JSON-RPC lines to `atlas mcp` and checks every line it writes.
+type rawMCP struct {
+	t      *testing.T
+	stdin  io.WriteCloser
+	lines  chan []byte
+	done   chan struct{} // closed when stdout reaches EOF
+	nextID int
+	seen   int // stdout lines checked
+}
+
+// checkLine fails the test unless line is one JSON-RPC 2.0 message.
+func checkLine(line []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	if string(m["jsonrpc"]) != `"2.0"` {
+		return fmt.Errorf(`no "jsonrpc":"2.0"`)
+	}
+	_, hasID := m["id"]
+	_, hasMethod := m["method"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	switch {
+	case hasMethod: // a request or notification from the server
+	case hasID && hasResult != hasError: // a response
+	default:
+		return fmt.Errorf("neither a request nor a response")
+	}
+	return nil
+}
+
+func (r *rawMCP) send(msg map[string]any) {
+	r.t.Helper()
+	msg["jsonrpc"] = "2.0"
+	b, err := json.Marshal(msg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.stdin.Write(append(b, '\n')); err != nil {
+		r.t.Fatalf("write to atlas mcp: %v", err)
+	}
+}
+
+// call sends a request and returns its response, checking every line on the way.
+func (r *rawMCP) call(method string, params any) map[string]json.RawMessage {
+	r.t.Helper()
+	r.nextID++
+	id := r.nextID
+	r.send(map[string]any{"id": id, "method": method, "params": params})
+	timeout := time.After(e2eWait)
+	for {
+		select {
+		case line, ok := <-r.lines:
+			if !ok {
+				r.t.Fatalf("%s: stdout closed before the response", method)
+			}
+			var m map[string]json.RawMessage
+			json.Unmarshal(line, &m)
+			if string(m["id"]) == fmt.Sprint(id) && m["method"] == nil {
+				return m
+			}
+		case <-timeout:
+			r.t.Fatalf("%s: no response after %s", method, e2eWait)
+		}
+	}
+}
+
+// toolEnvelope reads a tools/call response's result as the envelope.
+func (r *rawMCP) toolEnvelope(resp map[string]json.RawMessage) (e2eEnvelope, bool) {
+	r.t.Helper()
+	var res struct {
+		StructuredContent e2eEnvelope `json:"structuredContent"`
+		IsError           bool        `json:"isError"`
+	}
+	if resp["result"] == nil {
+		r.t.Fatalf("not a tool result: %s", mustJSON(r.t, resp))
+	}
+	if err := json.Unmarshal(resp["result"], &res); err != nil || res.StructuredContent.SchemaVersion != 1 {
+		r.t.Fatalf("tool result: %v %s", err, resp["result"])
+	}
+	return res.StructuredContent, res.IsError
+}
+
+// testStdoutHygiene: with the host and the emulator logging, everything `atlas mcp`
+// writes on stdout is JSON-RPC 2.0, one message a line; the logs go to stderr.
+func (x *e2e) testStdoutHygiene(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	cmd := exec.Command(x.bin, "mcp", "--emulate", "--port", "0")
+	cmd.Dir, cmd.Env = dir, x.env(t, t.TempDir())
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	r := &rawMCP{t: t, stdin: stdin, lines: make(chan []byte, 64), done: make(chan struct{})}
+	t.Cleanup(func() {
+		stdin.Close()
+		go func() {
+			for range r.lines {
+			}
+		}()
+		select {
+		case <-exited:
+		case <-time.After(e2eWait):
+			cmd.Process.Kill()
+		}
+	})
+	var bad []string
+	var badMu sync.Mutex
+	var raw syncBuffer
+	go func() {
+		defer close(r.done)
+		defer close(r.lines)
+		br := bufio.NewReaderSize(stdout, 1<<16)
+		for {
+			line, err := br.ReadBytes('\n')
+			raw.Write(line)
+			if len(line) > 0 {
+				if err := checkLine(bytes.TrimSuffix(line, []byte("\n"))); err != nil {
+					badMu.Lock()
+					bad = append(bad, fmt.Sprintf("%v: %q", err, line))
+					badMu.Unlock()
+				}
+				r.seen++
+				r.lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { <-r.done; exited <- cmd.Wait() }()
+
+	init := r.call("initialize", map[string]any{
+		"protocolVersion": "2025-06-18",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "raw", "version": "1"},
+	})
+	if init["result"] == nil {
+		t.Fatalf("initialize: %s", mustJSON(t, init))
+	}
+	r.send(map[string]any{"method": "notifications/initialized", "params": map[string]any{}})
+
+	resp := r.call("tools/list", map[string]any{})
+	var list struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	if err := json.Unmarshal(resp["result"], &list); err != nil || len(list.Tools) != len(mcpTools) {
+		t.Fatalf("tools/list: %v %s", err, resp["result"])
+	}
+
+	// Wait for the emulated Studio, so that its logs run alongside the calls.
+	deadline := time.Now().Add(e2eWait)
+	for {
+		env, _ := r.toolEnvelope(r.call("tools/call", map[string]any{"name": "studio_status", "arguments": map[string]any{}}))
+		var st struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		}
+		json.Unmarshal(env.Data, &st)
+		if len(st.Sessions) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Studio session: %s", env.Data)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Luau that prints: its output comes back in the result, never loose on stdout.
+	env, isErr := r.toolEnvelope(r.call("tools/call", map[string]any{"name": "run_code",
+		"arguments": map[string]any{"code": "print(\"hello from studio\")\nwarn(\"careful\")\nreturn 40 + 2"}}))
+	if isErr || !strings.Contains(string(env.Data), "hello from studio") || !strings.Contains(string(env.Data), `"returns":["42"]`) {
+		t.Fatalf("run_code: %s", env.Data)
+	}
+	// A Luau error is data, not a tool failure.
+	env, isErr = r.toolEnvelope(r.call("tools/call", map[string]any{"name": "run_code",
+		"arguments": map[string]any{"code": "error(\"boom\")"}}))
+	if isErr || !strings.Contains(string(env.Data), `"success":false`) || !strings.Contains(string(env.Data), "boom") {
+		t.Fatalf("run_code with an error: isError=%v %s", isErr, env.Data)
+	}
+	// Failing tools: a refusal and a missing script.
+	env, isErr = r.toolEnvelope(r.call("tools/call", map[string]any{"name": "sync_apply", "arguments": map[string]any{"confirmToken": "x"}}))
+	if !isErr || len(env.Errors) != 1 || env.Errors[0].Code != "E_CONFIRM_REQUIRED" {
+		t.Fatalf("sync_apply without yes: isError=%v %+v", isErr, env)
+	}
+	env, isErr = r.toolEnvelope(r.call("tools/call", map[string]any{"name": "get_script", "arguments": map[string]any{"fsPath": "src/server/Missing.server.luau"}}))
+	if !isErr || len(env.Errors) != 1 || env.Errors[0].Code != "E_NOT_FOUND" {
+		t.Fatalf("get_script of a missing file: isError=%v %+v", isErr, env)
+	}
+	env, isErr = r.toolEnvelope(r.call("tools/call", map[string]any{"name": "sync_plan", "arguments": map[string]any{}}))
+	if isErr || !env.OK {
+		t.Fatalf("sync_plan: %+v", env)
+	}
+	// Protocol errors: an unknown tool and an unknown method.
+	for _, c := range []struct {
+		method string
+		params any
+		code   int
+	}{
+		{"tools/call", map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}, jsonrpc.CodeInvalidParams},
+		{"no/such/method", map[string]any{}, jsonrpc.CodeMethodNotFound},
+	} {
+		resp := r.call(c.method, c.params)
+		var e struct {
+			Code int `json:"code"`
+		}
+		if resp["result"] != nil || json.Unmarshal(resp["error"], &e) != nil || e.Code != c.code {
+			t.Fatalf("%s: want a JSON-RPC error %d, got %s", c.method, c.code, mustJSON(t, resp))
+		}
+	}
+
+	// Closing stdin ends the server; drain stdout to its end.
+	stdin.Close()
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("atlas mcp exited with %v\n%s", err, stderr.String())
+		}
+	case <-time.After(e2eWait):
+		t.Fatalf("atlas mcp did not exit after stdin closed\n%s", stderr.String())
+	}
+	for range r.lines {
+	}
+
+	badMu.Lock()
+	defer badMu.Unlock()
+	if len(bad) > 0 {
+		t.Fatalf("stdout has lines that are not JSON-RPC 2.0:\n%s", strings.Join(bad, "\n"))
+	}
+	if out := raw.String(); !strings.HasSuffix(out, "\n") || strings.Contains(out, "\n\n") {
+		t.Fatalf("stdout is not one message a line: %q", out)
+	}
+	if r.seen < 10 {
+		t.Fatalf("only %d stdout lines checked", r.seen)
+	}
+	// The logs were there, on stderr.
+	logs := stderr.String()
+	for _, want := range []string{"serving as the Atlas host", "studio connected", "emulator: plugin started"} {
+		if !strings.Contains(logs, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+// testUnknownTool: calling a tool that does not exist is a JSON-RPC error (invalid
+// params), not a tool result, and the session goes on.
+func (x *e2e) testUnknownTool(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	cs, stderr, closeFn := x.startMCP(t, dir, x.env(t, t.TempDir()), "--port", "0")
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, "no_such_tool") {
+		t.Fatalf("unknown tool: result %+v, error %v; want a JSON-RPC error %d", res, err, jsonrpc.CodeInvalidParams)
+	}
+	if res != nil {
+		t.Fatalf("unknown tool returned a result: %+v", res)
+	}
+	// The session is still usable: without Studio, studio_status says none is connected.
+	env := callTool(t, cs, "studio_status", map[string]any{})
+	if !env.OK || !strings.Contains(string(env.Data), `"sessions":[]`) {
+		t.Fatalf("studio_status after the error: %+v %s", env, env.Data)
+	}
+	if err := closeFn(); err != nil {
+		t.Fatalf("atlas mcp did not exit cleanly: %v\n%s", err, stderr.String())
+	}
+}
