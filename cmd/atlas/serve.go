@@ -95,6 +95,8 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 		}
 		tmp.Close()
 		place = tmp.Name()
+		// The emulator reads its start place once, before it connects.
+		defer os.Remove(place)
 		if err := host.WritePlace(place, pf); err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
 		}
