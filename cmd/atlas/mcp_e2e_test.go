@@ -81,21 +81,34 @@ func TestMCPEndToEnd(t *testing.T) {
 	t.Run("UnknownToolIsProtocolError", x.testUnknownTool)
 }
 
-// env is the environment of an atlas process: a state folder of its own, the plugin
-// folder, and git set up independently of the machine.
+// env is the environment of an atlas process: a state folder and a temp folder of
+// its own, the plugin folder, and git set up independently of the machine.
 func (x *e2e) env(t *testing.T, stateDir string) []string {
 	home := t.TempDir()
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "ATLAS_") || strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=")
+		return strings.HasPrefix(kv, "ATLAS_") || strings.HasPrefix(kv, "GIT_") ||
+			strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=")
 	})
 	return append(env,
 		"ATLAS_STATE_DIR="+stateDir,
 		"ATLAS_PLUGIN_DIR="+x.pluginDir,
 		"HOME="+home,
+		"TMPDIR="+t.TempDir(),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	)
+}
+
+// envValue is the last value of key in env.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }
 
 // syncBuffer is a bytes.Buffer that a process may write while the test reads it.
@@ -533,7 +546,8 @@ func waitSession(t *testing.T, cs *mcp.ClientSession) string {
 func (x *e2e) testHostWithEmulator(t *testing.T) {
 	t.Parallel()
 	dir := hosttest.Repo(t, mcpProject)
-	cs, stderr, closeFn := x.startMCP(t, dir, x.env(t, t.TempDir()), "--emulate", "--port", "0")
+	env := x.env(t, t.TempDir())
+	cs, stderr, closeFn := x.startMCP(t, dir, env, "--emulate", "--port", "0")
 	if info := cs.InitializeResult().ServerInfo; info.Name != "atlas" || info.Version != Version {
 		t.Fatalf("server info: %+v", info)
 	}
@@ -542,19 +556,19 @@ func (x *e2e) testHostWithEmulator(t *testing.T) {
 		t.Fatalf("atlas mcp did not become the host:\n%s", stderr.String())
 	}
 
-	env := callTool(t, cs, "run_code", map[string]any{"code": "return 1+1"})
+	res := callTool(t, cs, "run_code", map[string]any{"code": "return 1+1"})
 	var ex struct {
 		Success bool     `json:"success"`
 		Returns []string `json:"returns"`
 	}
-	if err := json.Unmarshal(env.Data, &ex); err != nil || !ex.Success || !slices.Equal(ex.Returns, []string{"2"}) {
-		t.Fatalf("run_code: %v %s", err, env.Data)
+	if err := json.Unmarshal(res.Data, &ex); err != nil || !ex.Success || !slices.Equal(ex.Returns, []string{"2"}) {
+		t.Fatalf("run_code: %v %s", err, res.Data)
 	}
 
-	env = callTool(t, cs, "sync_plan", map[string]any{})
-	p := decode[planOf](t, env)
-	if !env.OK || p.Summary.Total != 0 || len(p.Changes) != 0 || p.ConfirmToken == "" {
-		t.Fatalf("sync_plan on an untouched project: %s", env.Data)
+	res = callTool(t, cs, "sync_plan", map[string]any{})
+	p := decode[planOf](t, res)
+	if !res.OK || p.Summary.Total != 0 || len(p.Changes) != 0 || p.ConfirmToken == "" {
+		t.Fatalf("sync_plan on an untouched project: %s", res.Data)
 	}
 
 	// Closing stdin ends atlas mcp (and its emulator) cleanly, without a signal.
@@ -564,6 +578,14 @@ func (x *e2e) testHostWithEmulator(t *testing.T) {
 	}
 	if d := time.Since(start); d >= e2eWait {
 		t.Fatalf("atlas mcp needed a signal to exit after stdin closed (%s)", d)
+	}
+	// It left nothing behind in its temp folder (such as the emulator's start place).
+	if left, err := os.ReadDir(envValue(env, "TMPDIR")); err != nil || len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("atlas mcp left files in its temp folder: %v %v", err, names)
 	}
 }
 
