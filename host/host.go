@@ -59,6 +59,8 @@ type Host struct {
 	plans   []*cachedPlan // recent plans, newest last
 	base    *baseCache
 
+	disk *diskCache
+
 	recoverMu sync.Mutex
 	closed    chan struct{}
 	wg        sync.WaitGroup
@@ -97,6 +99,7 @@ func New(opts Options) (*Host, error) {
 	h.tokens = tokens
 	h.journal = &apply.Journal{Dir: h.dir + string(os.PathSeparator) + "journal"}
 	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger})
+	h.disk = newDiskCache(h.loc.Dir, h.dir, opts.Logger)
 	return h, nil
 }
 
@@ -162,6 +165,7 @@ func (h *Host) Close() error {
 	default:
 	}
 	close(h.closed)
+	h.disk.close()
 	h.bridge.Close()
 	if h.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -274,11 +278,16 @@ func (h *Host) projectName() string {
 	return p.Name
 }
 
-// loadDisk loads the project from disk; sync needs a place project.
+// loadDisk loads the project from disk, or reuses the last load while nothing under
+// the project folder changed; sync needs a place project.
 func (h *Host) loadDisk() (*project.Project, error) {
-	p, err := project.LoadDisk(h.loc)
-	if err != nil {
-		return nil, project.AsCoded(err)
+	p, gen := h.disk.get()
+	if p == nil {
+		var err error
+		if p, err = project.LoadDisk(h.loc); err != nil {
+			return nil, project.AsCoded(err)
+		}
+		h.disk.put(p, gen)
 	}
 	if !p.IsPlace() {
 		return nil, errcode.New(errcode.ProjectInvalid, "the project's root is a %s, not a DataModel: Atlas syncs place projects", p.Root.ClassName).
@@ -543,6 +552,9 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		},
 	}
 	t.Recompute = func(ctx context.Context) (*apply.State, error) {
+		// Apply trusts no cache: it reads disk afresh, so an event not yet delivered
+		// cannot hide a change.
+		h.disk.invalidate()
 		c, err := h.compute(ctx, s.Info().ID, baseRev)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,172 @@
+package host
+
+import (
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// diskCache keeps the last project loaded from disk while nothing under the project
+// folder changes, so a plan with nothing changed does not re-read and re-hash every
+// file. Any file system event invalidates it; without a watcher it never holds.
+//
+// Events reach the watcher a moment after the write that caused them, and an agent
+// that edits a file and plans at once must not see the old tree. So before the cache
+// is used, sync writes a barrier file in a private watched folder and waits for its
+// event: one inotify queue is ordered, so every earlier change has been seen by then.
+type diskCache struct {
+	mu      sync.Mutex
+	gen     uint64 // bumped by every event
+	proj    *project.Project
+	projGen uint64
+	w       *fsnotify.Watcher
+	log     *slog.Logger
+	done    chan struct{}
+
+	barrier  string // the barrier file
+	seen     uint64 // barrier writes observed
+	sent     uint64 // barrier writes made
+	seenCond *sync.Cond
+}
+
+func newDiskCache(root, stateDir string, log *slog.Logger) *diskCache {
+	c := &diskCache{log: log, done: make(chan struct{})}
+	c.seenCond = sync.NewCond(&c.mu)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		log.Info("not watching the project folder; every plan reads it", "err", err)
+		return c
+	}
+	barrierDir := filepath.Join(stateDir, "watch")
+	if err := os.MkdirAll(barrierDir, 0o700); err == nil {
+		err = w.Add(barrierDir)
+		if err == nil {
+			err = addTree(w, root)
+		}
+		if err == nil {
+			c.w = w
+			c.barrier = filepath.Join(barrierDir, "barrier")
+			go c.loop()
+			return c
+		}
+	}
+	log.Info("not watching the project folder; every plan reads it", "err", err)
+	w.Close()
+	return c
+}
+
+// addTree watches dir and every folder below it except .git.
+func addTree(w *fsnotify.Watcher, dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // a folder that vanished or cannot be read is not watched
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if d.Name() == ".git" || d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		return w.Add(p)
+	})
+}
+
+func (c *diskCache) loop() {
+	for {
+		select {
+		case ev, ok := <-c.w.Events:
+			if !ok {
+				return
+			}
+			if ev.Name == c.barrier {
+				c.mu.Lock()
+				c.seen = c.sent // every barrier write so far has been seen
+				c.seenCond.Broadcast()
+				c.mu.Unlock()
+				continue
+			}
+			c.invalidate()
+			if ev.Has(fsnotify.Create) {
+				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
+					_ = addTree(c.w, ev.Name)
+				}
+			}
+		case _, ok := <-c.w.Errors:
+			if !ok {
+				return
+			}
+			c.invalidate() // a lost event (queue overflow) must not leave a stale tree
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *diskCache) invalidate() {
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
+}
+
+// get returns the cached project while no event has come since it was loaded,
+// after making sure every change made before the call has been seen.
+func (c *diskCache) get() (*project.Project, uint64) {
+	synced := c.w != nil && c.sync()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if synced && c.proj != nil && c.projGen == c.gen {
+		return c.proj, c.gen
+	}
+	return nil, c.gen
+}
+
+// sync writes the barrier and waits (briefly) until the watcher has seen it.
+func (c *diskCache) sync() bool {
+	c.mu.Lock()
+	c.sent++
+	want := c.sent
+	c.mu.Unlock()
+	if err := os.WriteFile(c.barrier, []byte(strconv.FormatUint(want, 10)), 0o600); err != nil {
+		return false
+	}
+	deadline := time.Now().Add(250 * time.Millisecond)
+	timer := time.AfterFunc(250*time.Millisecond, func() {
+		c.mu.Lock()
+		c.seenCond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.seen < want {
+		if time.Now().After(deadline) {
+			return false
+		}
+		c.seenCond.Wait()
+	}
+	return true
+}
+
+// put caches p if no event came since gen (the generation before loading it).
+func (c *diskCache) put(p *project.Project, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		c.proj, c.projGen = p, gen
+	}
+}
+
+func (c *diskCache) close() {
+	if c.w != nil {
+		close(c.done)
+		c.w.Close()
+	}
+}
