@@ -294,3 +294,66 @@ func TestPayloadGuard(t *testing.T) {
 		t.Fatalf("oversized call: %+v", res)
 	}
 }
+
+func TestAtlasSyncReviewPanel(t *testing.T) {
+	conflict := func(p *bridgetest.Place) {
+		p.Find("ReplicatedStorage", "Shared", "Util").SetSource("return { studio = 1 }\n")
+	}
+	t.Run("standard with a conflict asks the person, who picks pull", func(t *testing.T) {
+		e, cs := connect(t, conflict)
+		hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 1 }\n")
+		var reviewed json.RawMessage
+		e.Plugin.Review = func(params json.RawMessage) (any, error) {
+			reviewed = params
+			var req struct {
+				Changes []struct {
+					ID string `json:"id"`
+				} `json:"changes"`
+			}
+			json.Unmarshal(params, &req)
+			return map[string]any{"decision": "accept", "selections": map[string]string{req.Changes[0].ID: "pull"}}, nil
+		}
+		_, se := call(t, cs, "atlas_sync", map[string]any{"mode": "standard"})
+		if !strings.Contains(string(se.Data), `"status":"success"`) {
+			t.Fatalf("standard: %s %+v", se.Data, se.Errors)
+		}
+		if !strings.Contains(string(reviewed), `"mode":"standard"`) {
+			t.Errorf("review request = %s", reviewed)
+		}
+		got, _ := os.ReadFile(filepath.Join(e.Dir, "src/shared/Util.luau"))
+		if string(got) != "return { studio = 1 }\n" {
+			t.Errorf("the person's pull was not applied: %q", got)
+		}
+	})
+	t.Run("manual asks even when everything resolves; abort is rejected", func(t *testing.T) {
+		e, cs := connect(t, nil)
+		hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+		asked := false
+		e.Plugin.Review = func(json.RawMessage) (any, error) {
+			asked = true
+			return map[string]any{"decision": "abort", "selections": map[string]string{}}, nil
+		}
+		_, se := call(t, cs, "atlas_sync", map[string]any{"mode": "manual"})
+		if !asked || !strings.Contains(string(se.Data), `"status":"rejected"`) {
+			t.Fatalf("manual abort: asked=%v %s", asked, se.Data)
+		}
+		if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+			t.Errorf("a rejected sync wrote Studio: %q", got)
+		}
+	})
+	t.Run("fastfail with a conflict applies nothing", func(t *testing.T) {
+		e, cs := connect(t, conflict)
+		hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 1 }\n")
+		res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail"})
+		if !strings.Contains(string(se.Data), `"status":"fastfail_unresolved"`) || !strings.Contains(string(se.Data), `"unresolved":["`) {
+			t.Fatalf("fastfail: %s", se.Data)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !strings.Contains(text, "<json>") || !strings.Contains(text, "need a direction") {
+			t.Errorf("text = %s", text)
+		}
+		if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return { studio = 1 }\n" {
+			t.Errorf("fastfail wrote Studio: %q", got)
+		}
+	})
+}
