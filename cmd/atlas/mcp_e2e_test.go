@@ -55,6 +55,7 @@ type e2e struct {
 	e2eDir    string // e2e/ (the pinned MCP Inspector)
 }
 
+// TestMCPEndToEnd builds atlas and runs its MCP server as real processes.
 func TestMCPEndToEnd(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -599,7 +600,7 @@ type rawMCP struct {
 	seen   int // stdout lines checked
 }
 
-// checkLine fails the test unless line is one JSON-RPC 2.0 message.
+// checkLine returns an error unless line is one JSON-RPC 2.0 message.
 func checkLine(line []byte) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(line, &m); err != nil {
