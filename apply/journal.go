@@ -176,6 +176,18 @@ func (r *record) Stage() error {
 	return r.save()
 }
 
+// fileHash is the blob id of a file's bytes, or "" when there is no file.
+func fileHash(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return gitblob.Hash(b), nil
+}
+
 // CheckDisk verifies that every file is still what the plan saw.
 func (r *record) CheckDisk() error {
 	var failures []map[string]any
@@ -183,10 +195,8 @@ func (r *record) CheckDisk() error {
 		if f.Dir {
 			continue
 		}
-		actual := ""
-		if b, err := os.ReadFile(r.abs(f.Path)); err == nil {
-			actual = gitblob.Hash(b)
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		actual, err := fileHash(r.abs(f.Path))
+		if err != nil {
 			actual = "unreadable: " + err.Error()
 		}
 		if actual != f.Expect {

@@ -55,10 +55,8 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		if f.Dir {
 			continue
 		}
-		actual := ""
-		if b, err := os.ReadFile(r.abs(f.Path)); err == nil {
-			actual = gitblob.Hash(b)
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		actual, err := fileHash(r.abs(f.Path))
+		if err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
 		}
 		want := f.NewHash

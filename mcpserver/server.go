@@ -160,17 +160,6 @@ type ScriptIn struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
-// ScriptOut is get_script's data.
-type ScriptOut struct {
-	ID           string `json:"id"`
-	FsPath       string `json:"fsPath"`
-	InstancePath string `json:"instancePath"`
-	ClassName    string `json:"className"`
-	Source       string `json:"source"`
-	StudioHash   string `json:"studioHash"`
-	IsDraft      bool   `json:"isDraft"`
-}
-
 func (t *tools) getScript(ctx context.Context, _ *mcp.CallToolRequest, in ScriptIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
 	if (in.ID == "") == (in.FsPath == "") {
 		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass id (from a plan) or fsPath")
@@ -180,7 +169,7 @@ func (t *tools) getScript(ctx context.Context, _ *mcp.CallToolRequest, in Script
 	if err != nil {
 		return reply("script.get", nil, nil, err, "")
 	}
-	return reply("script.get", ScriptOut(*d), nil, nil, "")
+	return reply("script.get", d, nil, nil, "")
 }
 
 // RunIn is run_code's input.
