@@ -66,7 +66,10 @@ func New(code Code, format string, args ...any) *Error {
 // The message includes the cause so that nothing is lost on the way to the user.
 func Wrap(code Code, err error, msg string) *Error {
 	m := msg
-	if err != nil {
+	switch {
+	case err != nil && msg == "":
+		m = err.Error()
+	case err != nil:
 		m = msg + ": " + err.Error()
 	}
 	return &Error{Code: code, Message: m, Err: err}

@@ -67,6 +67,10 @@ func (e *Error) Error() string {
 
 // AsCoded converts err into the coded error the CLI and MCP edges report.
 func AsCoded(err error) *errcode.Error {
+	if errors.Is(err, ErrNoProject) {
+		return errcode.Wrap(errcode.ProjectInvalid, err, "").Reason("no_project",
+			"run the command inside a Rojo project (a folder with default.project.json), or pass --project")
+	}
 	var pe *Error
 	if errors.As(err, &pe) {
 		ce := errcode.New(errcode.ProjectInvalid, "invalid project: %s", pe.Error()).
