@@ -60,6 +60,9 @@ type Host struct {
 	base    *baseCache
 
 	disk *diskCache
+	// sources are the latest plan snapshot's scripts (guarded by srcMu).
+	srcMu   sync.Mutex
+	sources sourceCache
 
 	recoverMu sync.Mutex
 	closed    chan struct{}
@@ -432,7 +435,9 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	if base != nil {
 		baseRoot = base.proj.Root
 	}
-	studio, err := snapshot(ctx, s, scope(disk.Root, baseRoot))
+	h.srcMu.Lock()
+	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources)
+	h.srcMu.Unlock()
 	if err != nil {
 		return nil, err
 	}

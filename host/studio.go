@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/dom"
@@ -18,6 +20,9 @@ type snapshotParams struct {
 	Nodes      [][]string                   `json:"nodes"`
 	Properties map[string]map[string]string `json:"properties"`
 	ChunkSize  int                          `json:"chunkSize,omitempty"`
+	// Reuse names the previous snapshot whose sources the host holds; unchanged
+	// scripts then come back with sourceFrom instead of their Source.
+	Reuse string `json:"reuse,omitempty"`
 }
 
 // wireInstance is one instance of a snapshot.
@@ -27,10 +32,20 @@ type wireInstance struct {
 	Name       string                     `json:"name"`
 	ClassName  string                     `json:"className"`
 	Properties map[string]json.RawMessage `json:"properties"`
+	SourceFrom string                     `json:"sourceFrom,omitempty"`
 }
 
 type snapshotResult struct {
-	Instances []wireInstance `json:"instances"`
+	Instances  []wireInstance `json:"instances"`
+	SnapshotID string         `json:"snapshotId"`
+}
+
+// sourceCache holds the scripts of a session's latest snapshot by handle, so the next
+// snapshot need not carry sources that did not change.
+type sourceCache struct {
+	session    string
+	snapshotID string
+	byHandle   map[string]*dom.Instance
 }
 
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
@@ -70,10 +85,11 @@ func scope(trees ...*dom.Instance) snapshotParams {
 			walk(t)
 		}
 	}
-	// A path under a full-subtree root is already covered.
+	// A path under a full-subtree root is already covered. Looking up each ancestor
+	// keeps this linear in the tree (not roots × paths).
 	covered := func(path string) bool {
-		for r := range roots {
-			if len(path) > len(r) && path[:len(r)] == r && path[len(r)] == '/' {
+		for j := strings.LastIndexByte(path, '/'); j >= 0; j = strings.LastIndexByte(path[:j], '/') {
+			if _, ok := roots[path[:j]]; ok {
 				return true
 			}
 		}
@@ -124,8 +140,8 @@ func wireType(class, prop string, v dom.Value) string {
 }
 
 // buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
-// and script hashes computed.
-func buildTree(res *snapshotResult) (*dom.Instance, error) {
+// and script hashes computed; prev resolves sourceFrom handles.
+func buildTree(res *snapshotResult, prev map[string]*dom.Instance) (*dom.Instance, error) {
 	byHandle := make(map[string]*dom.Instance, len(res.Instances))
 	var root *dom.Instance
 	for _, w := range res.Instances {
@@ -138,7 +154,14 @@ func buildTree(res *snapshotResult) (*dom.Instance, error) {
 			}
 			inst.Properties[name] = v
 		}
-		if src, ok := inst.Properties["Source"].(dom.String); ok {
+		if w.SourceFrom != "" {
+			old := prev[w.SourceFrom]
+			if old == nil {
+				return nil, errStaleReuse
+			}
+			inst.Properties["Source"] = old.Properties["Source"]
+			inst.SourceHash = old.SourceHash
+		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
 			inst.SourceHash = gitblob.Hash([]byte(src))
 		}
 		if w.Parent == nil {
@@ -162,15 +185,45 @@ func buildTree(res *snapshotResult) (*dom.Instance, error) {
 	return root, nil
 }
 
+// errStaleReuse means a sourceFrom named a handle the host does not hold.
+var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
+
 // snapshot asks a Studio session for the instances in scope.
 func snapshot(ctx context.Context, s *bridge.Session, params snapshotParams) (*dom.Instance, error) {
+	return snapshotWith(ctx, s, params, nil)
+}
+
+// snapshotWith is snapshot reusing, and then updating, the sources in cache.
+func snapshotWith(ctx context.Context, s *bridge.Session, params snapshotParams, cache *sourceCache) (*dom.Instance, error) {
+	var prev map[string]*dom.Instance
+	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
+		params.Reuse, prev = cache.snapshotID, cache.byHandle
+	}
 	var res snapshotResult
 	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
 		return nil, err
 	}
-	t, err := buildTree(&res)
+	t, err := buildTree(&res, prev)
+	if errors.Is(err, errStaleReuse) {
+		params.Reuse = ""
+		res = snapshotResult{}
+		if err := s.Call(ctx, "snapshot", params, &res); err != nil {
+			return nil, err
+		}
+		t, err = buildTree(&res, nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if cache != nil {
+		cache.session, cache.snapshotID = s.Info().ID, res.SnapshotID
+		cache.byHandle = map[string]*dom.Instance{}
+		t.Walk(func(x *dom.Instance) bool {
+			if x.SourceHash != "" {
+				cache.byHandle[x.Handle] = x
+			}
+			return true
+		})
 	}
 	return t, nil
 }

@@ -35,17 +35,20 @@ type Plugin struct {
 	// OnCancel is called with the request id of every cancel frame received.
 	OnCancel func(id string)
 
-	mu         sync.Mutex
-	place      *Place
-	parent     map[*Node]*Node    // every node in the place except the root; absent = not in the place
-	handles    map[string]*Node   // handles of the last snapshot, plus instances added since
-	nextHandle int                // handle numbers are never reused, so a stale handle stays stale
-	txIDs      []string           // applied transactions, newest last, at most maxTx
-	drafts     map[*Node]string   // unsaved editor text
-	drop       map[string]bool    // methods whose next request drops the connection
-	conns      map[*conn]struct{} // open connections
-	last       *conn
-	started    time.Time
+	mu          sync.Mutex
+	place       *Place
+	parent      map[*Node]*Node      // every node in the place except the root; absent = not in the place
+	handles     map[string]*Node     // handles of the last snapshot, plus instances added since
+	nextHandle  int                  // handle numbers are never reused, so a stale handle stays stale
+	snapshotGen int                  // snapshots taken
+	snapshotID  string               // the latest snapshot's id
+	sent        map[*Node]sentSource // what the latest snapshot sent of each script
+	txIDs       []string             // applied transactions, newest last, at most maxTx
+	drafts      map[*Node]string     // unsaved editor text
+	drop        map[string]bool      // methods whose next request drops the connection
+	conns       map[*conn]struct{}   // open connections
+	last        *conn
+	started     time.Time
 }
 
 // maxTx is how many applied transaction ids the plugin remembers (PROTOCOL.md apply).

@@ -1,6 +1,7 @@
 package bridgetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -15,6 +16,8 @@ type snapshotParams struct {
 	Nodes      [][]string                   `json:"nodes"`
 	Properties map[string]map[string]string `json:"properties"`
 	ChunkSize  int                          `json:"chunkSize"`
+	// Reuse names the previous snapshot whose sources the host still holds.
+	Reuse string `json:"reuse"`
 }
 
 // Instance is one instance of a snapshot result.
@@ -24,6 +27,15 @@ type Instance struct {
 	Name       string                     `json:"name"`
 	ClassName  string                     `json:"className"`
 	Properties map[string]json.RawMessage `json:"properties"`
+	// SourceFrom is set, and Source left out, when the script's Source is unchanged
+	// since the snapshot named by the request's reuse: it is the script's handle there.
+	SourceFrom string `json:"sourceFrom,omitempty"`
+}
+
+// sentSource is what the previous snapshot sent of a script.
+type sentSource struct {
+	handle string
+	source json.RawMessage
 }
 
 // Marks of the instances a snapshot sends.
@@ -60,6 +72,12 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	mark(in.Nodes, markSelf)
 
 	p.handles = map[string]*Node{}
+	reuse := in.Reuse != "" && in.Reuse == p.snapshotID
+	prev := p.sent
+	p.sent = map[*Node]sentSource{}
+	p.snapshotGen++
+	p.snapshotID = fmt.Sprintf("s%d", p.snapshotGen)
+	snapshotID := p.snapshotID
 	var out []Instance
 	var walk func(n *Node, parent *string, all bool)
 	walk = func(n *Node, parent *string, all bool) {
@@ -69,13 +87,21 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 		}
 		all = all || m == markTree
 		h := p.newHandle(n)
-		out = append(out, Instance{
+		inst := Instance{
 			Handle:     h,
 			Parent:     parent,
 			Name:       n.Name,
 			ClassName:  n.ClassName,
 			Properties: readProperties(n, in.Properties[n.ClassName]),
-		})
+		}
+		if src, ok := inst.Properties["Source"]; ok {
+			if old, seen := prev[n]; reuse && seen && bytes.Equal(old.source, src) {
+				delete(inst.Properties, "Source")
+				inst.SourceFrom = old.handle
+			}
+			p.sent[n] = sentSource{handle: h, source: src}
+		}
+		out = append(out, inst)
 		for _, c := range n.Children {
 			walk(c, &h, all)
 		}
@@ -96,7 +122,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	if out == nil {
 		out = []Instance{}
 	}
-	return map[string]any{"instances": out}, nil
+	return map[string]any{"instances": out, "snapshotId": snapshotID}, nil
 }
 
 // match returns every instance reached by path from the root: a name matches every
