@@ -279,6 +279,70 @@ export async function runEmulatorTests() {
       const stale = await host.request(ctx.conn, 'getScript', { handle: ctx.handles.Main });
       assertEqual(stale.response.error.code, 'E_NOT_FOUND', 'stale handle');
     }],
+    ['sends snapshotId, and sourceFrom instead of unchanged sources when reuse names the snapshot just before', async () => {
+      const params = { roots: [['ReplicatedStorage'], ['ServerScriptService']], chunkSize: 4 };
+      const snap = async (extra) => {
+        const { partials, response } = await host.request(ctx.conn, 'snapshot', { ...params, ...extra });
+        assert(response.ok, `snapshot failed: ${JSON.stringify(response.error)}`);
+        assert(partials.length > 0, 'no partials');
+        assert(partials.every((p) => !('snapshotId' in p.result)), 'a partial carries snapshotId');
+        const all = [...partials.sort((a, b) => a.seq - b.seq).flatMap((p) => p.result.instances), ...response.result.instances];
+        // path of every handle, from game
+        const paths = new Map();
+        for (const inst of all) paths.set(inst.handle, inst.parent === null ? '' : `${paths.get(inst.parent)}/${inst.name}`);
+        const byPath = Object.fromEntries(all.map((i) => [paths.get(i.handle), i]));
+        return { id: response.result.snapshotId, all, byPath, paths };
+      };
+      const scripts = (s) => s.all.filter((i) => ['Script', 'ModuleScript', 'LocalScript'].includes(i.className));
+      const fullSources = (s, what) => {
+        assert(scripts(s).length === 3, `${what}: ${scripts(s).length} scripts`);
+        for (const i of scripts(s)) {
+          assert(typeof i.properties.Source?.String === 'string', `${what}: ${i.name} has no Source`);
+          assert(!('sourceFrom' in i), `${what}: ${i.name} has sourceFrom`);
+        }
+      };
+
+      const a = await snap({});
+      assert(typeof a.id === 'string' && a.id !== '', `snapshotId ${a.id}`);
+      fullSources(a, 'first snapshot');
+      const b = await snap({ reuse: 's999-unknown' });
+      assert(b.id !== a.id, 'snapshot ids repeat');
+      fullSources(b, 'unknown reuse');
+      const c = await snap({ reuse: a.id }); // a is stale: b came after it
+      fullSources(c, 'stale reuse');
+
+      // between c and d: Main is edited, a script is added
+      const applied = await host.request(ctx.conn, 'apply', {
+        txId: 'tx-e2e-reuse',
+        ops: [
+          { op: 'edit', handle: c.byPath['/ServerScriptService/Main'].handle, set: { Source: { String: 'print("edited")\n' } } },
+          { op: 'add', parent: c.byPath['/ServerScriptService'].handle, instance: { name: 'Added', className: 'Script', properties: { Source: { String: 'print("added")\n' } }, children: [] } },
+        ],
+      });
+      assert(applied.response.ok, `apply failed: ${JSON.stringify(applied.response.error)}`);
+
+      const d = await snap({ reuse: c.id });
+      assertEqual(scripts(d).map((i) => [d.paths.get(i.handle), i.properties.Source ?? null, i.sourceFrom ?? null]), [
+        ['/ReplicatedStorage/Shared/Util', null, c.byPath['/ReplicatedStorage/Shared/Util'].handle],
+        ['/ReplicatedStorage/Shared/New', null, c.byPath['/ReplicatedStorage/Shared/New'].handle],
+        ['/ServerScriptService/Main', { String: 'print("edited")\n' }, null],
+        ['/ServerScriptService/Added', { String: 'print("added")\n' }, null],
+      ], 'scripts of the reusing snapshot');
+      assertEqual(d.byPath['/ServerScriptService/Main'].properties.RunContext, { Enum: 1 }, 'RunContext still sent');
+      assert(d.all.filter((i) => !scripts(d).includes(i)).every((i) => !('sourceFrom' in i)), 'sourceFrom on a non-script');
+
+      // what a host rebuilds from c's sources is what the plugin holds
+      const cSource = new Map(c.all.map((i) => [i.handle, i.properties.Source?.String]));
+      for (const i of scripts(d)) {
+        const text = i.sourceFrom ? cSource.get(i.sourceFrom) : i.properties.Source.String;
+        if (i.sourceFrom) assertEqual(c.paths.get(i.sourceFrom), d.paths.get(i.handle), `instance of ${i.name}'s sourceFrom`);
+        const got = await host.request(ctx.conn, 'getScript', { handle: i.handle });
+        assertEqual(text, got.response.result.source, `rebuilt source of ${i.name}`);
+      }
+      // c's handles are stale as before
+      const stale = await host.request(ctx.conn, 'getScript', { handle: c.byPath['/ReplicatedStorage/Shared/Util'].handle });
+      assertEqual(stale.response.error.code, 'E_NOT_FOUND', 'handle of the reused snapshot');
+    }],
     ['runs code with exec', async () => {
       const r = await host.request(ctx.conn, 'exec', { code: 'print(#game.ReplicatedStorage.Shared:GetChildren()) warn("w") return "done"' });
       assertEqual(r.response.result, { success: true, output: [{ level: 'print', text: '13' }, { level: 'warn', text: 'w' }], returns: ['done'] }, 'exec');
