@@ -1,6 +1,8 @@
 // Measures the emulator on a big place: 50,000 instances of which 10,000 are scripts of
-// about 4 KB. It starts the emulator as the host does, then times a full snapshot (and an
-// apply of 1,000 script edits) from the host's side of the WebSocket. Not part of npm test.
+// about 4 KB. It starts the emulator as the host does, then times from the host's side of
+// the WebSocket: a full snapshot, a second one without and with `reuse` (sourceFrom for
+// unchanged scripts), an apply of 1,000 script edits, and a snapshot with reuse after it.
+// Not part of npm test.
 //
 //   node emulator/bench.mjs [--instances 50000] [--scripts 10000] [--script-bytes 4096]
 
@@ -129,34 +131,53 @@ async function main() {
   if (!counted.result?.success) console.log(JSON.stringify(counted));
   console.log(`instances in the emulator: ${counted.result.returns?.[0]} (+ game and ReplicatedStorage), Luau heap ${counted.result.returns?.[1]} MB`);
 
-  // snapshot
-  const s0 = performance.now();
-  ws.send(JSON.stringify({
-    type: 'request', id: 'snap', method: 'snapshot',
-    params: { roots: [['ReplicatedStorage']], properties: { StringValue: { Value: 'String' } }, chunkSize: 2000 },
-  }));
-  const final = await until((f) => f.type === 'response' && f.id === 'snap');
-  const s1 = performance.now();
-  const parts = frames.filter((f) => f.type === 'partial' && f.id === 'snap');
-  const total = parts.reduce((n, p) => n + p.result.instances.length, 0) + final.result.instances.length;
-  const bytes = parts.reduce((n, p) => n + p._bytes, 0) + final._bytes;
-  const seqs = parts.map((p) => p.seq);
-  if (seqs.some((q, i) => q !== i)) console.log(`partial seqs out of order or missing: ${seqs.join(',')}`);
-  console.log(`snapshot: ${total} instances in ${parts.length} partials + final, ${(bytes / 1e6).toFixed(1)} MB, ${((s1 - s0) / 1000).toFixed(2)} s`);
+  // snapshots: the first, a second without reuse, a third reusing the second's sources
+  const snapshot = async (id, extra = {}) => {
+    const s0 = performance.now();
+    ws.send(JSON.stringify({
+      type: 'request', id, method: 'snapshot',
+      params: { roots: [['ReplicatedStorage']], properties: { StringValue: { Value: 'String' } }, chunkSize: 2000, ...extra },
+    }));
+    const final = await until((f) => f.type === 'response' && f.id === id);
+    const s1 = performance.now();
+    const parts = frames.filter((f) => f.type === 'partial' && f.id === id);
+    const all = [...parts.flatMap((p) => p.result.instances), ...final.result.instances];
+    const bytes = parts.reduce((n, p) => n + p._bytes, 0) + final._bytes;
+    const seqs = parts.map((p) => p.seq);
+    if (seqs.some((q, i) => q !== i)) console.log(`partial seqs out of order or missing: ${seqs.join(',')}`);
+    const sources = all.filter((i) => i.properties.Source).length;
+    const reused = all.filter((i) => i.sourceFrom).length;
+    return { all, final, ms: s1 - s0, bytes, parts: parts.length, sources, reused };
+  };
+  const report = (what, s) =>
+    console.log(`${what}: ${s.all.length} instances in ${s.parts} partials + final, ${s.sources} Source, ${s.reused} sourceFrom, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.ms / 1000).toFixed(2)} s`);
+  // sources by handle, resolving sourceFrom through the previous snapshot's table
+  const sourcesOf = (s, previous) =>
+    new Map(s.all.filter((i) => i.properties.Source || i.sourceFrom).map((i) => [i.handle, i.sourceFrom ? previous.get(i.sourceFrom) : i.properties.Source.String]));
+
+  const first = await snapshot('snap1');
+  report('snapshot', first);
+  const second = await snapshot('snap2');
+  report('second snapshot, no reuse', second);
+  const third = await snapshot('snap3', { reuse: second.final.result.snapshotId });
+  report('second snapshot, reuse', third);
+  const thirdSources = sourcesOf(third, sourcesOf(second, new Map()));
 
   // apply 1,000 script edits with their preconditions
-  const all = [...parts.flatMap((p) => p.result.instances), ...final.result.instances];
-  const mods = all.filter((i) => i.className === 'ModuleScript').slice(0, 1000);
+  const mods = third.all.filter((i) => i.className === 'ModuleScript').slice(0, 1000);
   const ops = mods.map((m) => ({
     op: 'edit', handle: m.handle,
-    expect: { sourceSha1: blob(m.properties.Source.String) },
-    set: { Source: { String: m.properties.Source.String + '-- edited\n' } },
+    expect: { sourceSha1: blob(thirdSources.get(m.handle)) },
+    set: { Source: { String: thirdSources.get(m.handle) + '-- edited\n' } },
   }));
   const a0 = performance.now();
   ws.send(JSON.stringify({ type: 'request', id: 'apply', method: 'apply', params: { txId: 'bench', ops } }));
   const applied = await until((f) => f.type === 'response' && f.id === 'apply');
   const a1 = performance.now();
   console.log(`apply: ${ops.length} script edits (hash check + set) ${applied.ok ? 'ok' : 'FAILED ' + JSON.stringify(applied.error)} in ${((a1 - a0) / 1000).toFixed(2)} s`);
+
+  const fourth = await snapshot('snap4', { reuse: third.final.result.snapshotId });
+  report('snapshot after the apply, reuse', fourth);
 
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
