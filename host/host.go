@@ -423,13 +423,21 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	if err != nil {
 		return nil, err
 	}
+	// Disk and base are independent: read them side by side.
+	var base *baseCache
+	var baseErr error
+	baseDone := make(chan struct{})
+	go func() {
+		defer close(baseDone)
+		base, baseErr = h.loadBase(baseRev)
+	}()
 	disk, err := h.loadDisk()
+	<-baseDone
 	if err != nil {
 		return nil, err
 	}
-	base, err := h.loadBase(baseRev)
-	if err != nil {
-		return nil, err
+	if baseErr != nil {
+		return nil, baseErr
 	}
 	var baseRoot *dom.Instance
 	if base != nil {
