@@ -739,7 +739,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 type pathLocator struct{ s *bridge.Session }
 
 func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error) {
-	t, err := snapshot(ctx, p.s, snapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
+	t, err := snapshot(ctx, p.s, bridge.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -13,32 +12,6 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 )
-
-// snapshotParams is the plugin's snapshot request (docs/PROTOCOL.md).
-type snapshotParams struct {
-	Roots      [][]string                   `json:"roots"`
-	Nodes      [][]string                   `json:"nodes"`
-	Properties map[string]map[string]string `json:"properties"`
-	ChunkSize  int                          `json:"chunkSize,omitempty"`
-	// Reuse names the previous snapshot whose sources the host holds; unchanged
-	// scripts then come back with sourceFrom instead of their Source.
-	Reuse string `json:"reuse,omitempty"`
-}
-
-// wireInstance is one instance of a snapshot.
-type wireInstance struct {
-	Handle     string                     `json:"handle"`
-	Parent     *string                    `json:"parent"`
-	Name       string                     `json:"name"`
-	ClassName  string                     `json:"className"`
-	Properties map[string]json.RawMessage `json:"properties"`
-	SourceFrom string                     `json:"sourceFrom,omitempty"`
-}
-
-type snapshotResult struct {
-	Instances  []wireInstance `json:"instances"`
-	SnapshotID string         `json:"snapshotId"`
-}
 
 // sourceCache holds the scripts of a session's latest snapshot by handle, so the next
 // snapshot need not carry sources that did not change.
@@ -51,8 +24,8 @@ type sourceCache struct {
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
 // with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
 // false), and the managed properties by class.
-func scope(trees ...*dom.Instance) snapshotParams {
-	p := snapshotParams{Properties: map[string]map[string]string{}}
+func scope(trees ...*dom.Instance) bridge.SnapshotParams {
+	p := bridge.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
 	var walk func(i *dom.Instance)
@@ -141,7 +114,7 @@ func wireType(class, prop string, v dom.Value) string {
 
 // buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
 // and script hashes computed; prev resolves sourceFrom handles.
-func buildTree(res *snapshotResult, prev map[string]*dom.Instance) (*dom.Instance, error) {
+func buildTree(res *bridge.SnapshotResult, prev map[string]*dom.Instance) (*dom.Instance, error) {
 	byHandle := make(map[string]*dom.Instance, len(res.Instances))
 	var root *dom.Instance
 	for _, w := range res.Instances {
@@ -189,24 +162,24 @@ func buildTree(res *snapshotResult, prev map[string]*dom.Instance) (*dom.Instanc
 var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
 
 // snapshot asks a Studio session for the instances in scope.
-func snapshot(ctx context.Context, s *bridge.Session, params snapshotParams) (*dom.Instance, error) {
+func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams) (*dom.Instance, error) {
 	return snapshotWith(ctx, s, params, nil)
 }
 
 // snapshotWith is snapshot reusing, and then updating, the sources in cache.
-func snapshotWith(ctx context.Context, s *bridge.Session, params snapshotParams, cache *sourceCache) (*dom.Instance, error) {
+func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache) (*dom.Instance, error) {
 	var prev map[string]*dom.Instance
 	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
 		params.Reuse, prev = cache.snapshotID, cache.byHandle
 	}
-	var res snapshotResult
+	var res bridge.SnapshotResult
 	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
 		return nil, err
 	}
 	t, err := buildTree(&res, prev)
 	if errors.Is(err, errStaleReuse) {
 		params.Reuse = ""
-		res = snapshotResult{}
+		res = bridge.SnapshotResult{}
 		if err := s.Call(ctx, "snapshot", params, &res); err != nil {
 			return nil, err
 		}

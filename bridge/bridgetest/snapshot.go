@@ -5,32 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/errcode"
 )
 
 // DefaultChunkSize is the snapshot chunk size when a request gives none.
 const DefaultChunkSize = 2000
 
-type snapshotParams struct {
-	Roots      [][]string                   `json:"roots"`
-	Nodes      [][]string                   `json:"nodes"`
-	Properties map[string]map[string]string `json:"properties"`
-	ChunkSize  int                          `json:"chunkSize"`
-	// Reuse names the previous snapshot whose sources the host still holds.
-	Reuse string `json:"reuse"`
-}
-
 // Instance is one instance of a snapshot result.
-type Instance struct {
-	Handle     string                     `json:"handle"`
-	Parent     *string                    `json:"parent"`
-	Name       string                     `json:"name"`
-	ClassName  string                     `json:"className"`
-	Properties map[string]json.RawMessage `json:"properties"`
-	// SourceFrom is set, and Source left out, when the script's Source is unchanged
-	// since the snapshot named by the request's reuse: it is the script's handle there.
-	SourceFrom string `json:"sourceFrom,omitempty"`
-}
+type Instance = bridge.SnapshotInstance
 
 // sentSource is what the previous snapshot sent of a script.
 type sentSource struct {
@@ -47,7 +30,7 @@ const (
 // snapshot sends the requested instances, in partial frames of at most chunkSize
 // when there are more than chunkSize, and returns the final result.
 func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result any) error) (any, error) {
-	var in snapshotParams
+	var in bridge.SnapshotParams
 	if err := json.Unmarshal(params, &in); err != nil {
 		return nil, badRequest(err)
 	}
