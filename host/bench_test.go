@@ -1,0 +1,564 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// The budget project of ARCHITECTURE §8: benchPackages folders of benchSubfolders
+// folders, each holding benchScripts scripts of about benchScriptSize bytes (half with
+// a meta file giving an attribute), as many .txt files and as many .model.json Parts
+// with two children each. That is 10,000 scripts (about 41 MB) in about 51,000
+// instances, spread over ReplicatedStorage (ModuleScripts), ServerScriptService
+// (Scripts) and StarterPlayerScripts (LocalScripts).
+const (
+	benchPackages   = 200
+	benchSubfolders = 5
+	benchScripts    = 10
+	benchScriptSize = 4096
+	benchEdits      = 1000
+)
+
+// bench is the generated project, committed in a git repository once per process and
+// removed by TestMain.
+var bench struct {
+	once      sync.Once
+	err       error
+	dir       string
+	loc       *project.Location
+	placeJSON []byte   // the place at HEAD, as host.InitialPlace gives it
+	source    int64    // bytes of script source
+	instances int      // instances in the place
+	edits     []string // files BenchmarkApply1000 edits (one script per subfolder)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench.dir != "" {
+		os.RemoveAll(bench.dir)
+	}
+	os.Exit(code)
+}
+
+// benchGit runs git in dir, isolated from the machine's configuration.
+func benchGit(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, errOut.String())
+	}
+	return out.String(), nil
+}
+
+// benchSource is a script of about benchScriptSize bytes, different for every path so
+// that git stores every file as its own blob.
+func benchSource(path string) []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "--!strict\n-- %s\nlocal M = {}\n\n", path)
+	for i := 0; buf.Len() < benchScriptSize-64; i++ {
+		fmt.Fprintf(&buf, "function M.f%d(x: number): number\n\treturn x * %d + %d -- %s\nend\n\n", i, i+1, len(path), path)
+	}
+	buf.WriteString("return M\n")
+	return buf.Bytes()
+}
+
+func writeBenchProject(dir string) error {
+	files := map[string][]byte{
+		"default.project.json": []byte(`{
+  "name": "Bench",
+  "tree": {
+    "$className": "DataModel",
+    "ReplicatedStorage": { "$path": "src/shared" },
+    "ServerScriptService": { "$path": "src/server" },
+    "StarterPlayer": { "StarterPlayerScripts": { "$path": "src/client" } }
+  }
+}
+`),
+	}
+	for p := range benchPackages {
+		root, ext := "src/shared", ".luau"
+		switch {
+		case p >= benchPackages*9/10:
+			root, ext = "src/client", ".client.luau"
+		case p >= benchPackages*6/10:
+			root, ext = "src/server", ".server.luau"
+		}
+		for s := range benchSubfolders {
+			sub := fmt.Sprintf("%s/pkg%03d/sub%d", root, p, s)
+			for i := range benchScripts {
+				script := fmt.Sprintf("%s/Script%d%s", sub, i, ext)
+				files[script] = benchSource(script)
+				bench.source += int64(len(files[script]))
+				if i == 0 {
+					bench.edits = append(bench.edits, script)
+				}
+				if i%2 == 0 {
+					files[fmt.Sprintf("%s/Script%d.meta.json", sub, i)] = []byte(fmt.Sprintf(`{ "attributes": { "Index": %d } }`+"\n", i))
+				}
+				files[fmt.Sprintf("%s/Note%d.txt", sub, i)] = []byte(fmt.Sprintf("note %d of %s\n", i, sub))
+				files[fmt.Sprintf("%s/Part%d.model.json", sub, i)] = []byte(fmt.Sprintf(`{
+  "className": "Part",
+  "properties": { "Anchored": %t, "Size": [%d, 1, 2], "Material": "Neon", "Color": [0.5, %d, 0.25] },
+  "children": [
+    { "name": "Top", "className": "Attachment" },
+    { "name": "Weld", "className": "WeldConstraint" }
+  ]
+}
+`, i%2 == 0, i+1, i%2))
+			}
+		}
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"commit", "-q", "--no-verify", "-m", "bench project"},
+		{"status", "--porcelain"}, // refreshes the index's stat data, as any earlier use would have
+	} {
+		if _, err := benchGit(dir, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchProject generates the project on first use, with the place at HEAD.
+func benchProject(b *testing.B) {
+	b.Helper()
+	bench.once.Do(func() {
+		if _, err := exec.LookPath("git"); err != nil {
+			bench.err = fmt.Errorf("git is not installed: %w", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "atlas-host-bench-")
+		if err != nil {
+			bench.err = err
+			return
+		}
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		bench.dir = dir
+		if bench.err = writeBenchProject(dir); bench.err != nil {
+			return
+		}
+		bench.loc, bench.err = project.Locate(dir, "", func(string) string { return dir })
+		if bench.err != nil {
+			return
+		}
+		h, err := host.New(host.Options{Location: bench.loc, StateDir: filepath.Join(dir, ".git", "atlas-state"), Version: "bench"})
+		if err != nil {
+			bench.err = err
+			return
+		}
+		pf, err := h.InitialPlace()
+		if err != nil {
+			bench.err = err
+			return
+		}
+		bench.placeJSON, bench.err = json.Marshal(pf)
+		var count func(n *host.PlaceNode) int
+		count = func(n *host.PlaceNode) int {
+			c := 1
+			for _, k := range n.Children {
+				c += count(k)
+			}
+			return c
+		}
+		bench.instances = count(pf.Root)
+	})
+	if bench.err != nil {
+		b.Fatalf("generate the benchmark project: %v", bench.err)
+	}
+}
+
+func benchPlace(b *testing.B) *bridgetest.Place {
+	b.Helper()
+	p, err := bridgetest.LoadPlace(bytes.NewReader(bench.placeJSON))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// benchHost starts a host on the generated project with the Go fake plugin holding
+// the place at HEAD (session id "bench"). stop closes both.
+func benchHost(b *testing.B, place *bridgetest.Place) (h *host.Host, p *bridgetest.Plugin, stop func()) {
+	b.Helper()
+	state, err := os.MkdirTemp("", "atlas-host-bench-state-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err = host.New(host.Options{Location: bench.loc, StateDir: state, Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	p = connectPlugin(b, h, place)
+	return h, p, func() {
+		p.Close()
+		h.Close()
+		os.RemoveAll(state)
+	}
+}
+
+func connectPlugin(b *testing.B, h *host.Host, place *bridgetest.Place) *bridgetest.Plugin {
+	b.Helper()
+	p := bridgetest.New(place)
+	p.SessionID = "bench"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Connect(ctx, h.PluginURL()); err != nil {
+		b.Fatal(err)
+	}
+	// A reconnect replaces the old connection: wait until the host serves this one.
+	for {
+		s, err := h.Bridge().WaitSession(ctx, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Call(ctx, "ping", struct{}{}, nil) == nil {
+			return p
+		}
+	}
+}
+
+func mustEmptyPlan(b *testing.B, h *host.Host) {
+	b.Helper()
+	d, err := h.Plan(context.Background(), host.PlanRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(d.Changes) != 0 {
+		c, _ := json.MarshalIndent(d.Changes[:min(len(d.Changes), 3)], "", " ")
+		b.Fatalf("the plan of a place equal to HEAD has %d changes:\n%s", len(d.Changes), c)
+	}
+}
+
+func heapInuse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// reportPlanMemory runs one more plan, outside the timing, and reports the process's
+// HeapInuse right after it (heap-MB), the largest seen during it (peak-MB), after a
+// GC (live-MB), the share of the in-process fake plugin's place (place-MB, part of all
+// three), and the script source bytes (source-MB).
+func reportPlanMemory(b *testing.B, h *host.Host) {
+	b.Helper()
+	runtime.GC()
+	before := heapInuse()
+	extra := benchPlace(b)
+	runtime.GC()
+	placeMB := float64(heapInuse()-before) / (1 << 20)
+	runtime.KeepAlive(extra)
+	extra = nil
+	runtime.GC()
+
+	stop, peak := make(chan struct{}), make(chan uint64, 1)
+	go func() {
+		var m uint64
+		t := time.NewTicker(500 * time.Microsecond)
+		defer t.Stop()
+		for {
+			m = max(m, heapInuse())
+			select {
+			case <-stop:
+				peak <- m
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	if _, err := h.Plan(context.Background(), host.PlanRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	after := heapInuse()
+	close(stop)
+	runtime.GC()
+	b.ReportMetric(float64(after)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(max(<-peak, after))/(1<<20), "peak-MB")
+	b.ReportMetric(float64(heapInuse())/(1<<20), "live-MB")
+	b.ReportMetric(placeMB, "place-MB")
+	b.ReportMetric(float64(bench.source)/(1<<20), "source-MB")
+}
+
+// BenchmarkPlanCold is the first plan of a new host (base tree not cached): load the
+// disk project, load the base tree from the commit, snapshot the whole scope from the
+// fake plugin (in this process), compute the plan, issue its token. Starting the host
+// and connecting the plugin are not timed. Files are in the page cache.
+func BenchmarkPlanCold(b *testing.B) {
+	benchProject(b)
+	place := benchPlace(b)
+	var last *host.Host
+	var stopLast func()
+	for b.Loop() {
+		b.StopTimer()
+		if stopLast != nil {
+			stopLast()
+		}
+		h, _, stop := benchHost(b, place.Clone())
+		runtime.GC()
+		b.StartTimer()
+		if _, err := h.Plan(context.Background(), host.PlanRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		last, stopLast = h, stop
+	}
+	mustEmptyPlan(b, last)
+	b.ReportMetric(float64(bench.instances), "instances")
+	stopLast()
+}
+
+// BenchmarkPlanWarm repeats the plan on one host with nothing changed.
+func BenchmarkPlanWarm(b *testing.B) {
+	benchProject(b)
+	h, _, stop := benchHost(b, benchPlace(b))
+	defer stop()
+	mustEmptyPlan(b, h)
+	for b.Loop() {
+		if _, err := h.Plan(context.Background(), host.PlanRequest{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPlanMemory(b, h)
+}
+
+// BenchmarkApply1000 edits 1,000 script files on disk (one per subfolder, across all
+// three services), plans (not timed; reported as plan-ms), and times h.Apply: its
+// token check, its own recomputed plan (disk, base, snapshot), the journal, and the
+// apply of 1,000 edits with their sourceSha1 preconditions by the fake plugin, which
+// runs in this process. Between iterations the files are restored and a new fake
+// plugin with the place at HEAD replaces the old one (not timed).
+func BenchmarkApply1000(b *testing.B) {
+	benchProject(b)
+	place := benchPlace(b)
+	h, p, stop := benchHost(b, place.Clone())
+	defer stop()
+	defer func() { p.Close() }() // the last plugin connected
+	originals := make([][]byte, len(bench.edits))
+	for i, f := range bench.edits {
+		data, err := os.ReadFile(filepath.Join(bench.dir, f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		originals[i] = data
+	}
+	restore := func() {
+		for i, f := range bench.edits {
+			if err := os.WriteFile(filepath.Join(bench.dir, f), originals[i], 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	defer restore()
+	var planTime time.Duration
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		n++
+		if n > 1 {
+			restore()
+			p.Close()
+			p = connectPlugin(b, h, place.Clone())
+		}
+		for i, f := range bench.edits {
+			edited := append(bytes.Clone(originals[i]), fmt.Sprintf("-- edit %d\n", n)...)
+			if err := os.WriteFile(filepath.Join(bench.dir, f), edited, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		started := time.Now()
+		d, err := h.Plan(context.Background(), host.PlanRequest{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		planTime += time.Since(started)
+		if d.Summary.Push != benchEdits || len(d.Changes) != benchEdits {
+			b.Fatalf("plan: %+v, want %d pushes", d.Summary, benchEdits)
+		}
+		b.StartTimer()
+		res, err := h.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Applied) != benchEdits || res.StudioOps != benchEdits {
+			b.Fatalf("applied %d changes in %d Studio ops, want %d", len(res.Applied), res.StudioOps, benchEdits)
+		}
+		if got := p.Place().Find("ReplicatedStorage", "pkg000", "sub0", "Script0").Source(); !strings.HasSuffix(got, fmt.Sprintf("-- edit %d\n", n)) {
+			b.Fatalf("Studio's Script0 does not end with the edit: ...%q", got[max(0, len(got)-40):])
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(planTime.Milliseconds())/float64(n), "plan-ms")
+}
+
+// BenchmarkPlanParts times, on their own, the parts of a plan that can be called from
+// outside the host: loading the disk project, loading the base tree from the commit
+// (HashOnly, repository opened each time), and a snapshot of all of game from the
+// fake plugin through the bridge (with the project's Part properties).
+func BenchmarkPlanParts(b *testing.B) {
+	benchProject(b)
+	b.Run("load-disk", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := project.LoadDisk(bench.loc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("load-base", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := gitblob.Discover(bench.dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fsys, err := repo.CommitFS("HEAD")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := project.Load(fsys, bench.loc.FileInFS, project.Options{DirName: bench.loc.DirName(), HashOnly: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		h, _, stop := benchHost(b, benchPlace(b))
+		defer stop()
+		s, err := h.Bridge().Session("")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSnapshotCalls(b, s)
+	})
+}
+
+var benchSnapshotParams = map[string]any{
+	"roots": [][]string{{}},
+	"nodes": [][]string{},
+	"properties": map[string]any{
+		"Part":   map[string]string{"Anchored": "Bool", "Size": "Vector3", "Material": "Enum:Material", "Color": "Color3"},
+		"Script": map[string]string{"RunContext": "Enum:RunContext"},
+	},
+	"chunkSize": 2000,
+}
+
+func benchSnapshotCalls(b *testing.B, s *bridge.Session) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for b.Loop() {
+		var res struct {
+			Instances []json.RawMessage `json:"instances"`
+		}
+		if err := s.Call(ctx, "snapshot", benchSnapshotParams, &res); err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Instances) < bench.instances {
+			b.Fatalf("snapshot has %d instances, want at least %d", len(res.Instances), bench.instances)
+		}
+	}
+	b.ReportMetric(float64(bench.instances), "instances")
+}
+
+// BenchmarkGitStatus runs `git status --porcelain` on the same tree, the yardstick.
+func BenchmarkGitStatus(b *testing.B) {
+	benchProject(b)
+	if _, err := benchGit(bench.dir, "status", "--porcelain"); err != nil { // refresh stat data after the edits above
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		out, err := benchGit(bench.dir, "status", "--porcelain")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out != "" {
+			b.Fatalf("git status --porcelain = %q, want a clean tree", out)
+		}
+	}
+}
+
+// BenchmarkEmulator runs the same place in the real plugin under the Studio emulator
+// (Node, luau-web): "snapshot" is one snapshot of all of game as above, timed from the
+// host's side; "plan" is h.Plan with the emulator as Studio. Writing the place and
+// starting the emulator (it loads the place) are not timed; the start is reported as
+// start-s.
+func BenchmarkEmulator(b *testing.B) {
+	benchProject(b)
+	pluginDir := emulatorPluginDir(b)
+	state, err := os.MkdirTemp("", "atlas-host-bench-state-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(state)
+	h, err := host.New(host.Options{Location: bench.loc, StateDir: state, Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	placePath := filepath.Join(state, "place.json")
+	if err := os.WriteFile(placePath, bench.placeJSON, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	started := time.Now()
+	emu, err := host.StartEmulator(context.Background(), host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath})
+	if err != nil {
+		b.Fatalf("start the emulator: %v", err)
+	}
+	defer emu.Stop()
+	s, err := h.Bridge().WaitSession(context.Background(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	startS := time.Since(started).Seconds()
+
+	b.Run("snapshot", func(b *testing.B) {
+		benchSnapshotCalls(b, s)
+		b.ReportMetric(startS, "start-s")
+	})
+	b.Run("plan", func(b *testing.B) {
+		mustEmptyPlan(b, h)
+		for b.Loop() {
+			if _, err := h.Plan(context.Background(), host.PlanRequest{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
