@@ -565,9 +565,9 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		},
 	}
 	t.Recompute = func(ctx context.Context) (*apply.State, error) {
-		// Apply trusts no cache: it reads disk afresh, so an event not yet delivered
-		// cannot hide a change.
-		h.disk.invalidate()
+		// The disk cache is safe here: its barrier makes every change made before
+		// this call visible, and every file apply writes is checked against the
+		// hash the plan saw before it is replaced.
 		c, err := h.compute(ctx, s.Info().ID, baseRev)
 		if err != nil {
 			return nil, err
