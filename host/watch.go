@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -40,6 +41,11 @@ type diskCache struct {
 func newDiskCache(root, stateDir string, log *slog.Logger) *diskCache {
 	c := &diskCache{log: log, done: make(chan struct{})}
 	c.seenCond = sync.NewCond(&c.mu)
+	if runtime.GOOS != "linux" {
+		// The barrier needs one ordered event queue, which inotify gives; elsewhere
+		// every plan reads the project again.
+		return c
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		log.Info("not watching the project folder; every plan reads it", "err", err)
