@@ -558,11 +558,12 @@ func BenchmarkEmulator(b *testing.B) {
 	b.Run("plan", func(b *testing.B) {
 		first := time.Now()
 		mustEmptyPlan(b, h)
-		b.ReportMetric(time.Since(first).Seconds(), "first-s")
+		firstS := time.Since(first).Seconds()
 		for b.Loop() {
 			if _, err := h.Plan(context.Background(), host.PlanRequest{}); err != nil {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(firstS, "first-s") // after the loop: its start drops metrics reported before
 	})
 }
