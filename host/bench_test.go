@@ -343,7 +343,9 @@ func BenchmarkPlanCold(b *testing.B) {
 	stopLast()
 }
 
-// BenchmarkPlanWarm repeats the plan on one host with nothing changed.
+// BenchmarkPlanWarm repeats the plan on one host with nothing changed (the disk
+// project cached while the watcher sees no change, unchanged sources reused from the
+// previous snapshot), then measures memory around one more plan (reportPlanMemory).
 func BenchmarkPlanWarm(b *testing.B) {
 	benchProject(b)
 	place := benchPlace(b)
