@@ -435,9 +435,10 @@ func TestEmulatorInSyncWithHead(t *testing.T) {
 	}
 }
 
-// TestEmulatorApplyWithOneFailedPrecondition: an apply of a valid edit and an edit
-// whose sourceSha1 is wrong changes nothing in the whole DataModel and answers
-// E_PRECONDITION_FAILED naming the failed op; the valid edit alone then applies.
+// TestEmulatorApplyWithOneFailedPrecondition: an apply of two valid edits (a script's
+// Source, a Part's Size and Anchored) and an edit whose sourceSha1 is wrong changes
+// nothing in the whole DataModel and answers E_PRECONDITION_FAILED naming only the
+// failed op; the valid edits alone then apply, and the same comparison sees them.
 func TestEmulatorApplyWithOneFailedPrecondition(t *testing.T) {
 	e := startEmulated(t, emuProject, nil)
 	s := e.session(t)
