@@ -106,6 +106,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
 		}
 		if !f.Delete && !f.Dir {
 			jf.New = filepath.Join("new", strconv.Itoa(i))
+			jf.NewHash = gitblob.Hash(f.Data)
 		}
 		r.Files = append(r.Files, jf)
 	}
@@ -119,7 +120,12 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
 		if c == nil || c.Studio == nil {
 			continue
 		}
-		pre := studioPreImage{ChangeID: op.ChangeID, Handle: op.Handle, Path: c.Path, ClassName: c.Studio.ClassName, Properties: c.Studio.Properties}
+		pre := studioPreImage{ChangeID: op.ChangeID, Handle: op.Handle, Path: c.Path, ClassName: c.Studio.ClassName, Properties: dom.Properties{}}
+		for k, v := range c.Studio.Properties {
+			if k != "Source" {
+				pre.Properties[k] = v
+			}
+		}
 		if src, ok := c.Studio.Source(); ok {
 			pre.Source = &src
 		}
@@ -145,17 +151,40 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
 
 func (r *record) abs(rel string) string { return filepath.Join(r.ProjectDir, filepath.FromSlash(rel)) }
 
+// save writes the whole record once, when it is prepared; later transitions only
+// rewrite the small state file, so a big transaction is not re-encoded at each step.
 func (r *record) save() error {
 	r.UpdatedAt = time.Now().UTC()
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.Marshal(r)
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "encode journal")
 	}
-	tmp := filepath.Join(r.dir, "journal.json.tmp")
+	if err := writeReplace(filepath.Join(r.dir, "journal.json"), b); err != nil {
+		return err
+	}
+	return r.saveState()
+}
+
+// recordState is the part of a record that changes after it is prepared.
+type recordState struct {
+	TxID      string    `json:"txId"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+func (r *record) saveState() error {
+	r.UpdatedAt = time.Now().UTC()
+	b, _ := json.Marshal(recordState{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+	return writeReplace(filepath.Join(r.dir, "state.json"), b)
+}
+
+func writeReplace(path string, b []byte) error {
+	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "write journal")
 	}
-	if err := os.Rename(tmp, filepath.Join(r.dir, "journal.json")); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "write journal")
 	}
 	return nil
@@ -170,10 +199,9 @@ func (r *record) Stage() error {
 		if err := os.WriteFile(filepath.Join(r.dir, f.New), r.stageData[i].Data, 0o600); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "stage "+f.Path)
 		}
-		r.Files[i].NewHash = gitblob.Hash(r.stageData[i].Data)
 	}
 	r.State = stateStaged
-	return r.save()
+	return r.saveState()
 }
 
 // fileHash is the blob id of a file's bytes, or "" when there is no file.
@@ -262,14 +290,14 @@ func (r *record) Preflight() error {
 // MarkStudioSent records that the Studio patch is about to be sent.
 func (r *record) MarkStudioSent() error {
 	r.State = stateStudioSent
-	return r.save()
+	return r.saveState()
 }
 
 // Abort drops the staged files: the project was never touched.
 func (r *record) Abort() {
 	r.State = stateAborted
 	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
-	_ = r.save()
+	_ = r.saveState()
 }
 
 // Commit moves the staged files into the project (each by a rename in its folder,
@@ -319,9 +347,10 @@ func (r *record) Commit() ([]FileChange, error) {
 	}
 	r.State = stateCommitted
 	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
-	if err := r.save(); err != nil {
+	if err := r.saveState(); err != nil {
 		return nil, err
 	}
+	r.j.prune()
 	if changes == nil {
 		changes = []FileChange{}
 	}
@@ -370,7 +399,9 @@ type Pending struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func (j *Journal) records() ([]*record, error) {
+// records lists the transactions from their small state files, oldest first; full
+// is true to also read each whole record.
+func (j *Journal) records(full bool) ([]*record, error) {
 	entries, err := os.ReadDir(j.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -384,13 +415,19 @@ func (j *Journal) records() ([]*record, error) {
 			continue
 		}
 		dir := filepath.Join(j.Dir, e.Name())
-		b, err := os.ReadFile(filepath.Join(dir, "journal.json"))
+		b, err := os.ReadFile(filepath.Join(dir, "state.json"))
 		if err != nil {
 			continue
 		}
-		r := &record{j: j, dir: dir}
-		if json.Unmarshal(b, r) != nil {
+		var st recordState
+		if json.Unmarshal(b, &st) != nil {
 			continue
+		}
+		r := &record{j: j, dir: dir, TxID: st.TxID, State: st.State, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
+		if full {
+			if err := r.load(); err != nil {
+				continue
+			}
 		}
 		out = append(out, r)
 	}
@@ -398,9 +435,43 @@ func (j *Journal) records() ([]*record, error) {
 	return out, nil
 }
 
+// load reads the whole record; the state file has the latest state.
+func (r *record) load() error {
+	state := r.State
+	b, err := os.ReadFile(filepath.Join(r.dir, "journal.json"))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, r); err != nil {
+		return err
+	}
+	r.State = state
+	return nil
+}
+
+// keepFinished is how many finished transactions the journal keeps for undo.
+const keepFinished = 50
+
+// prune removes the oldest finished transactions beyond keepFinished.
+func (j *Journal) prune() {
+	recs, err := j.records(false)
+	if err != nil {
+		return
+	}
+	var finished []*record
+	for _, r := range recs {
+		if r.State == stateCommitted || r.State == stateAborted || r.State == stateUndone {
+			finished = append(finished, r)
+		}
+	}
+	for i := 0; i < len(finished)-keepFinished; i++ {
+		os.RemoveAll(finished[i].dir)
+	}
+}
+
 // Pending lists transactions that are neither committed nor aborted.
 func (j *Journal) Pending() ([]Pending, error) {
-	recs, err := j.records()
+	recs, err := j.records(false)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +487,7 @@ func (j *Journal) Pending() ([]Pending, error) {
 // Recover finishes or rolls back every open transaction: one whose Studio patch the
 // plugin reports as applied gets its disk writes; any other is dropped.
 func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
-	recs, err := j.records()
+	recs, err := j.records(false)
 	if err != nil {
 		return nil, err
 	}
@@ -426,6 +497,11 @@ func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
 		switch r.State {
 		case stateCommitted, stateAborted, stateUndone:
 			continue
+		}
+		if err := r.load(); err != nil {
+			continue
+		}
+		switch r.State {
 		case stateStudioSent:
 			if applied == nil {
 				if s == nil {

@@ -3,9 +3,11 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
@@ -165,4 +167,32 @@ type fakeStudio struct{ applied []string }
 func (f fakeStudio) Apply(context.Context, string, []Op) error { return nil }
 func (f fakeStudio) Transactions(context.Context) ([]string, error) {
 	return f.applied, nil
+}
+
+func TestPruneKeepsTheNewestFinished(t *testing.T) {
+	dir := t.TempDir()
+	j := &Journal{Dir: filepath.Join(t.TempDir(), "journal")}
+	for i := 0; i < keepFinished+5; i++ {
+		r, err := j.Prepare(fmt.Sprintf("tx%03d", i), &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir},
+			&work{files: []project.FileOp{{Path: "a.txt", Data: []byte(fmt.Sprint(i)), Expect: ""}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.CreatedAt = r.CreatedAt.Add(time.Duration(i) * time.Millisecond)
+		r.saveState()
+		if err := r.Stage(); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(dir, "a.txt"))
+		if _, err := r.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := j.records(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != keepFinished || recs[0].TxID != "tx005" {
+		t.Fatalf("kept %d records starting at %s, want %d from tx005", len(recs), recs[0].TxID, keepFinished)
+	}
 }

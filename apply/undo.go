@@ -33,7 +33,7 @@ type UndoResult struct {
 // only while it still holds exactly what the transaction wrote. Instances it added in
 // Studio are removed; instances it removed cannot be rebuilt and are listed in Manual.
 func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Locator) (*UndoResult, error) {
-	recs, err := j.records()
+	recs, err := j.records(false)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +42,11 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		if recs[i].State == stateCommitted && (txID == "" || recs[i].TxID == txID) {
 			r = recs[i]
 			break
+		}
+	}
+	if r != nil {
+		if err := r.load(); err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "read journal of "+r.TxID)
 		}
 	}
 	if r == nil {
@@ -197,7 +202,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 	}
 	r.State = stateUndone
-	if err := r.save(); err != nil {
+	if err := r.saveState(); err != nil {
 		return nil, err
 	}
 	return res, nil
