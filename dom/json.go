@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Marshal encodes v in the tagged form: a one-key object whose key is the type name.
@@ -183,11 +185,69 @@ func nonNil(s []string) []string {
 
 // Unmarshal decodes a value in the explicit (tagged) form.
 func Unmarshal(data []byte) (Value, error) {
+	if v, ok := unmarshalFast(data); ok {
+		return v, nil
+	}
 	tag, body, err := splitTagged(data)
 	if err != nil {
 		return nil, err
 	}
 	return DecodePayload(tag, body)
+}
+
+// unmarshalFast decodes the common shape {"Type":payload} without building a map,
+// and a plain String payload without a second pass: snapshots carry megabytes of
+// script sources. Anything unusual is left to the full decoder (ok false).
+func unmarshalFast(data []byte) (Value, bool) {
+	d := bytes.TrimSpace(data)
+	if len(d) < 5 || d[0] != '{' || d[len(d)-1] != '}' {
+		return nil, false
+	}
+	d = bytes.TrimSpace(d[1 : len(d)-1])
+	if len(d) < 3 || d[0] != '"' {
+		return nil, false
+	}
+	end := bytes.IndexByte(d[1:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	tag := string(d[1 : 1+end])
+	rest := bytes.TrimSpace(d[2+end:])
+	if len(rest) == 0 || rest[0] != ':' || strings.ContainsAny(tag, "\\") {
+		return nil, false
+	}
+	payload := bytes.TrimSpace(rest[1:])
+	if tag == "String" {
+		if s, ok := plainJSONString(payload); ok {
+			return String(s), true
+		}
+	}
+	dec, known := decoders[tag]
+	if !known {
+		return nil, false
+	}
+	v, err := dec(payload)
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// plainJSONString reads a JSON string literal that needs no unescaping.
+func plainJSONString(p []byte) (string, bool) {
+	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
+		return "", false
+	}
+	body := p[1 : len(p)-1]
+	for _, c := range body {
+		if c == '"' || c == '\\' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // IsTagged reports whether data is a one-key object whose key is a known type name.

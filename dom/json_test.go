@@ -623,3 +623,24 @@ func TestTagged(t *testing.T) {
 		}
 	}
 }
+
+// The fast path and the full decoder agree on every input.
+func TestUnmarshalFastAgreesWithFullDecoder(t *testing.T) {
+	inputs := []string{
+		`{"String":"print(1)\n"}`, `{"String":"plain"}`, `{"String":"tab\there"}`, `{"String":"quote\"d"}`,
+		`{"String":"a","String":"b"}`, `{ "Bool" : true }`, `{"Bool":true,"x":1}`, `{"Vector3":[1,2,3]}`,
+		`{"String":"\u00e9"}`, `{"String":"é"}`, `{"Enum":2}`, `{"Nope":1}`, `{"String":1}`, `{"String":"x"} `,
+		`{"Str\u0069ng":"x"}`, `{"String":"x"`, `{}`,
+	}
+	for _, in := range inputs {
+		tag, body, err := splitTagged([]byte(in))
+		var want Value
+		if err == nil {
+			want, err = DecodePayload(tag, body)
+		}
+		got, gotErr := Unmarshal([]byte(in))
+		if (err == nil) != (gotErr == nil) || (err == nil && !Equal(got, want)) {
+			t.Errorf("Unmarshal(%s) = %v, %v; full decoder %v, %v", in, got, gotErr, want, err)
+		}
+	}
+}
