@@ -313,6 +313,12 @@ func strict(body json.RawMessage, dst any) error {
 	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		return errors.New("null is not allowed")
 	}
+	switch dst.(type) {
+	case *bool, *string, *float64, *float32, *[]float64, *[]json.RawMessage:
+		// No fields to check: the plain decoder is enough and far cheaper (it also
+		// refuses trailing data).
+		return json.Unmarshal(body, dst)
+	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(dst); err != nil {

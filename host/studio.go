@@ -28,8 +28,10 @@ func scope(trees ...*dom.Instance) bridge.SnapshotParams {
 	p := bridge.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
-	var walk func(i *dom.Instance)
-	walk = func(i *dom.Instance) {
+	// The walk carries each instance's path down, and records nothing below a
+	// full-subtree root of the same tree (it is sent whole).
+	var walk func(i *dom.Instance, names []string, key string, inFull bool)
+	walk = func(i *dom.Instance, names []string, key string, inFull bool) {
 		for name, v := range i.Properties {
 			if name == "Source" {
 				continue
@@ -41,21 +43,26 @@ func scope(trees ...*dom.Instance) bridge.SnapshotParams {
 			}
 			props[name] = wireType(i.ClassName, name, v)
 		}
-		if i.Parent != nil {
-			key := i.Path()
+		if i.Parent != nil && !inFull {
+			path := append([]string(nil), names...)
 			if !i.IgnoreUnknown {
-				roots[key] = i.PathNames()
+				roots[key] = path
+				inFull = true
 			} else {
-				nodes[key] = i.PathNames()
+				nodes[key] = path
 			}
 		}
 		for _, c := range i.Children {
-			walk(c)
+			childKey := c.Name
+			if key != "" {
+				childKey = key + "/" + c.Name
+			}
+			walk(c, append(names, c.Name), childKey, inFull)
 		}
 	}
 	for _, t := range trees {
 		if t != nil {
-			walk(t)
+			walk(t, nil, "", false)
 		}
 	}
 	// A path under a full-subtree root is already covered. Looking up each ancestor

@@ -206,7 +206,34 @@ func managedProps(d, b *dom.Instance) []string {
 }
 
 // edit compares an instance present on both sides, field by field, three-way.
+// differs is a quick check that d and s differ in a managed field, so that the
+// common case (equal) allocates nothing.
+func differs(d, s, b *dom.Instance) bool {
+	if d.ClassName != s.ClassName {
+		return true
+	}
+	if (d.IsScript() || s.IsScript()) && sourceHash(d) != sourceHash(s) {
+		return true
+	}
+	for k, v := range d.Properties {
+		if k != "Source" && !dom.Equal(v, s.Properties[k]) {
+			return true
+		}
+	}
+	if b != nil {
+		for k := range b.Properties {
+			if _, onDisk := d.Properties[k]; !onDisk && k != "Source" && s.Properties[k] != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (c *computer) edit(d, s, b *dom.Instance) {
+	if !differs(d, s, b) {
+		return
+	}
 	ch := c.newChange(d, d, s, b, Edit)
 	var dirs []string
 	var reasons []string
