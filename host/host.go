@@ -444,7 +444,7 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 		baseRoot = base.proj.Root
 	}
 	h.srcMu.Lock()
-	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources)
+	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Root)
 	h.srcMu.Unlock()
 	if err != nil {
 		return nil, err

@@ -18,7 +18,14 @@ import (
 type sourceCache struct {
 	session    string
 	snapshotID string
-	byHandle   map[string]*dom.Instance
+	byHandle   map[string]cachedSource
+}
+
+// cachedSource is a script's text and hash; the cache holds no instances, so an old
+// snapshot's tree is freed.
+type cachedSource struct {
+	source dom.Value
+	hash   string
 }
 
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
@@ -121,7 +128,7 @@ func wireType(class, prop string, v dom.Value) string {
 
 // buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
 // and script hashes computed; prev resolves sourceFrom handles.
-func buildTree(res *bridge.SnapshotResult, prev map[string]*dom.Instance) (*dom.Instance, error) {
+func buildTree(res *bridge.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
 	byHandle := make(map[string]*dom.Instance, len(res.Instances))
 	var root *dom.Instance
 	for _, w := range res.Instances {
@@ -135,12 +142,12 @@ func buildTree(res *bridge.SnapshotResult, prev map[string]*dom.Instance) (*dom.
 			inst.Properties[name] = v
 		}
 		if w.SourceFrom != "" {
-			old := prev[w.SourceFrom]
-			if old == nil {
+			old, ok := prev[w.SourceFrom]
+			if !ok {
 				return nil, errStaleReuse
 			}
-			inst.Properties["Source"] = old.Properties["Source"]
-			inst.SourceHash = old.SourceHash
+			inst.Properties["Source"] = old.source
+			inst.SourceHash = old.hash
 		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
 			inst.SourceHash = gitblob.Hash([]byte(src))
 		}
@@ -170,12 +177,12 @@ var errStaleReuse = errors.New("snapshot refers to a source the host does not ho
 
 // snapshot asks a Studio session for the instances in scope.
 func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams) (*dom.Instance, error) {
-	return snapshotWith(ctx, s, params, nil)
+	return snapshotWith(ctx, s, params, nil, nil)
 }
 
 // snapshotWith is snapshot reusing, and then updating, the sources in cache.
-func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache) (*dom.Instance, error) {
-	var prev map[string]*dom.Instance
+func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk *dom.Instance) (*dom.Instance, error) {
+	var prev map[string]cachedSource
 	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
 		params.Reuse, prev = cache.snapshotID, cache.byHandle
 	}
@@ -195,15 +202,35 @@ func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.Snapshot
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	if disk != nil {
+		shareSources(t, disk)
+	}
 	if cache != nil {
 		cache.session, cache.snapshotID = s.Info().ID, res.SnapshotID
-		cache.byHandle = map[string]*dom.Instance{}
+		cache.byHandle = map[string]cachedSource{}
 		t.Walk(func(x *dom.Instance) bool {
 			if x.SourceHash != "" {
-				cache.byHandle[x.Handle] = x
+				cache.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
 			}
 			return true
 		})
 	}
 	return t, nil
+}
+
+// shareSources points Studio scripts whose text equals the disk's at the disk's
+// string, so the same text is held once.
+func shareSources(studio, disk *dom.Instance) {
+	d := disk.Index()
+	studio.Walk(func(x *dom.Instance) bool {
+		if x.SourceHash == "" {
+			return true
+		}
+		if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
+			if src, ok := di.Properties["Source"]; ok {
+				x.Properties["Source"] = src
+			}
+		}
+		return true
+	})
 }
