@@ -154,6 +154,15 @@ func (s *Session) close(why *errcode.Error, code int, reason string) {
 	s.pending = map[string]*pending{}
 	s.mu.Unlock()
 
+	// Leave the server's list before failing the calls, so whoever sees a call fail
+	// for a lost Studio also sees the session gone.
+	s.srv.mu.Lock()
+	if s.srv.sessions[s.info.ID] == s {
+		delete(s.srv.sessions, s.info.ID)
+		s.srv.notifyLocked()
+	}
+	s.srv.mu.Unlock()
+
 	for _, p := range calls {
 		p.err = clone(why)
 		close(p.done)
