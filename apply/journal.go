@@ -65,6 +65,9 @@ type record struct {
 	dir   string
 	TxID  string `json:"txId"`
 	State string `json:"state"`
+	// SessionID is the Studio session the patch goes to: only it can say whether
+	// the patch was applied.
+	SessionID string `json:"sessionId"`
 	// Results are the plugin's per-op answers (handles of added instances).
 	Results    json.RawMessage  `json:"results,omitempty"`
 	PlanHash   string           `json:"planHash"`
@@ -81,7 +84,7 @@ type record struct {
 
 // Prepare writes the journal record with every pre-image.
 func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
-	r := &record{j: j, dir: filepath.Join(j.Dir, txID), TxID: txID, State: statePrepared, PlanHash: st.Plan.Hash,
+	r := &record{j: j, dir: filepath.Join(j.Dir, txID), TxID: txID, State: statePrepared, PlanHash: st.Plan.Hash, SessionID: st.Plan.SessionID,
 		ProjectDir: st.Dir, CreatedAt: time.Now().UTC(), Ops: w.ops, Files: []journalFile{}, StudioPre: []studioPreImage{}}
 	if err := os.MkdirAll(filepath.Join(r.dir, "pre"), 0o700); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
@@ -311,6 +314,15 @@ func (r *record) Commit() ([]FileChange, error) {
 	var firstErr error
 	for _, f := range r.Files {
 		target := r.abs(f.Path)
+		if !f.Dir {
+			// The last look: a file saved since the plan is never overwritten. Ours
+			// (already written by an earlier try) or the planned one are fine.
+			cur, err := fileHash(target)
+			if err == nil && cur != f.Expect && cur != f.NewHash && !(f.Delete && cur == "") {
+				changes = append(changes, FileChange{Path: f.Path, Action: "kept"})
+				continue
+			}
+		}
 		var action string
 		var err error
 		switch {
@@ -484,15 +496,18 @@ func (j *Journal) Pending() ([]Pending, error) {
 	return out, nil
 }
 
-// Recover finishes or rolls back every open transaction: one whose Studio patch the
-// plugin reports as applied gets its disk writes; any other is dropped.
-func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
+// Recover finishes or rolls back every open transaction: one whose Studio patch its
+// session reports as applied gets its disk writes; one it reports as not applied, or
+// one that never reached Studio, is dropped. A transaction whose session is not
+// connected (studioFor returns nil) waits. The caller must hold the lock that
+// serializes transactions, so no transaction in progress is touched.
+func (j *Journal) Recover(ctx context.Context, studioFor func(sessionID string) Studio) ([]Pending, error) {
 	recs, err := j.records(false)
 	if err != nil {
 		return nil, err
 	}
 	var done []Pending
-	var applied map[string]bool
+	applied := map[string]map[string]bool{} // session → applied tx ids
 	for _, r := range recs {
 		switch r.State {
 		case stateCommitted, stateAborted, stateUndone:
@@ -503,20 +518,23 @@ func (j *Journal) Recover(ctx context.Context, s Studio) ([]Pending, error) {
 		}
 		switch r.State {
 		case stateStudioSent:
-			if applied == nil {
+			ids, ok := applied[r.SessionID]
+			if !ok {
+				s := studioFor(r.SessionID)
 				if s == nil {
-					continue // wait until Studio can tell
+					continue // wait until that Studio can tell
 				}
-				ids, err := s.Transactions(ctx)
+				list, err := s.Transactions(ctx)
 				if err != nil {
 					return done, err
 				}
-				applied = map[string]bool{}
-				for _, id := range ids {
-					applied[id] = true
+				ids = map[string]bool{}
+				for _, id := range list {
+					ids[id] = true
 				}
+				applied[r.SessionID] = ids
 			}
-			if applied[r.TxID] {
+			if ids[r.TxID] {
 				if _, err := r.Commit(); err != nil {
 					return done, err
 				}

@@ -144,7 +144,7 @@ func TestRecoverCommitsAppliedAndDropsTheRest(t *testing.T) {
 	}
 	mk("applied", "a.txt")
 	mk("lost", "b.txt")
-	done, err := j.Recover(t.Context(), fakeStudio{applied: []string{"applied"}})
+	done, err := j.Recover(t.Context(), func(string) Studio { return fakeStudio{applied: []string{"applied"}} })
 	if err != nil {
 		t.Fatal(err)
 	}

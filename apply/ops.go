@@ -82,8 +82,10 @@ type Applied struct {
 
 // FileChange is one file the transaction wrote or deleted.
 type FileChange struct {
-	Path   string `json:"path"`
-	Action string `json:"action"` // write, create, delete, mkdir, rmdir
+	Path string `json:"path"`
+	// Action is write, create, delete, mkdir, rmdir, or kept: the file changed after
+	// the plan, so it was left as it is (and the next plan shows the difference).
+	Action string `json:"action"`
 }
 
 // Result is what a successful transaction did.
@@ -94,4 +96,5 @@ type Result struct {
 	Skipped   []string     `json:"skipped"`
 	StudioOps int          `json:"studioOps"`
 	Files     []FileChange `json:"files"`
+	Warnings  []string     `json:"warnings,omitempty"`
 }

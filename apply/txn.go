@@ -102,21 +102,39 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			rec.Abort()
 			return nil, err
 		}
-		if err := t.Studio.Apply(ctx, res.TxID, w.ops); err != nil {
-			if errcode.Of(err) == errcode.StudioNotConnected || errcode.Of(err) == errcode.StudioTimeout {
-				// The plugin may or may not have applied: the journal stays open and is
-				// finished or rolled back when Studio answers again.
-				ce := errcode.As(err)
-				return nil, ce.With("txId", res.TxID).With("pending", true).
-					Reason("studio_lost_during_apply",
-						"reconnect Studio; Atlas then finishes or rolls back transaction "+res.TxID,
-						"run 'atlas status' to see pending transactions")
+		// Once sent, the patch's outcome is the plugin's: the caller giving up must
+		// not abandon a transaction Studio may apply.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		err := t.Studio.Apply(sctx, res.TxID, w.ops)
+		cancel()
+		if err != nil {
+			switch errcode.Of(err) {
+			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest:
+				// A definite answer: the plugin applied nothing.
+				rec.Abort()
+				return nil, err
 			}
-			rec.Abort()
-			return nil, err
+			// Anything else (a lost connection, a timeout): the plugin may or may not
+			// have applied, so the journal stays open and is finished or rolled back
+			// when Studio answers again.
+			ce := errcode.As(err)
+			if ce.Code == errcode.Internal {
+				ce.Code = errcode.StudioTimeout
+			}
+			return nil, ce.With("txId", res.TxID).With("pending", true).
+				Reason("studio_lost_during_apply",
+					"reconnect Studio; Atlas then finishes or rolls back transaction "+res.TxID,
+					"run 'atlas status' to see pending transactions")
 		}
 	}
 	files, err := rec.Commit()
+	if err == nil {
+		for _, f := range files {
+			if f.Action == "kept" {
+				res.Warnings = append(res.Warnings, f.Path+" changed after the plan and was left as it is; plan again to see the difference")
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -64,9 +64,8 @@ type Host struct {
 	srcMu   sync.Mutex
 	sources sourceCache
 
-	recoverMu sync.Mutex
-	closed    chan struct{}
-	wg        sync.WaitGroup
+	closed chan struct{}
+	wg     sync.WaitGroup
 }
 
 type cachedPlan struct {
@@ -197,19 +196,28 @@ func (h *Host) recoverLoop() {
 }
 
 func (h *Host) recoverPending() {
-	h.recoverMu.Lock()
-	defer h.recoverMu.Unlock()
+	// Never alongside an apply: its own record is open while it runs.
+	if !h.mu.TryLock() {
+		return
+	}
+	defer h.mu.Unlock()
+	h.recoverLocked()
+}
+
+// recoverLocked finishes open transactions; the caller holds h.mu.
+func (h *Host) recoverLocked() {
 	pending, err := h.journal.Pending()
 	if err != nil || len(pending) == 0 {
 		return
 	}
-	var studio apply.Studio
-	if s, err := h.bridge.Session(""); err == nil {
-		studio = &sessionStudio{s: s}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	done, err := h.journal.Recover(ctx, studio)
+	done, err := h.journal.Recover(ctx, func(id string) apply.Studio {
+		if s, err := h.bridge.Session(id); err == nil && id != "" {
+			return &sessionStudio{s: s}
+		}
+		return nil
+	})
 	if err != nil {
 		h.log.Warn("could not finish open transactions yet", "err", err)
 	}
@@ -540,7 +548,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			Reason("token_required", "run 'atlas sync plan' and pass its confirmToken with --token")
 	}
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
-		h.recoverPending()
+		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {
 			return nil, errcode.New(errcode.Busy, "transaction %s is still open: Studio has not said whether it applied it", pending[0].TxID).
 				Reason("transaction_pending", "reconnect Studio so Atlas can finish or roll it back", "run 'atlas status'").
