@@ -359,6 +359,18 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 		w.ops = append(w.ops, Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID})
 	case plan.Edit:
 		if c.Disk.ClassName != c.Studio.ClassName {
+			// Replacing the instance would destroy Studio children the project does
+			// not know; refuse rather than lose them.
+			onDisk := map[string]bool{}
+			for _, dc := range c.Disk.Children {
+				onDisk[dc.ID] = true
+			}
+			for _, sc := range c.Studio.Children {
+				if !onDisk[sc.ID] {
+					return errcode.New(errcode.Unresolved, "pushing %s's class change would delete %s, which only Studio has", c.Path, sc.Path()).
+						Reason("class_change_loses_children", "move or save that instance first, or skip this change").With("ids", []string{c.ID})
+				}
+			}
 			parent := c.Studio.Parent
 			w.ops = append(w.ops,
 				Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID},

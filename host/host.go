@@ -58,6 +58,8 @@ type Host struct {
 	cacheMu sync.Mutex
 	plans   []*cachedPlan // recent plans, newest last
 	base    *baseCache
+	// baseMu guards the cached base tree while a plan resolves and reads it.
+	baseMu sync.Mutex
 
 	disk *diskCache
 	// sources are the latest plan snapshot's scripts (guarded by srcMu).
@@ -282,7 +284,7 @@ func (h *Host) Status(ctx context.Context) (*StatusData, error) {
 }
 
 func (h *Host) projectName() string {
-	p, err := project.LoadDisk(h.loc)
+	p, err := h.loadDisk()
 	if err != nil {
 		return h.loc.DirName()
 	}
@@ -457,12 +459,16 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	if err != nil {
 		return nil, err
 	}
-	resolveBaseHashes(base, disk.Root, studio)
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID}
 	if base != nil {
 		in.BaseCommit, in.BaseRef = base.commit, base.ref
 	}
-	return &computed{plan: plan.Compute(in), disk: disk, studio: studio, base: base, session: s}, nil
+	// The base tree is shared by every plan and resolving its hashes writes to it.
+	h.baseMu.Lock()
+	resolveBaseHashes(base, disk.Root, studio)
+	p := plan.Compute(in)
+	h.baseMu.Unlock()
+	return &computed{plan: p, disk: disk, studio: studio, base: base, session: s}, nil
 }
 
 func (h *Host) remember(p *plan.Plan, base string) {

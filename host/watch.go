@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,11 +93,18 @@ func (c *diskCache) loop() {
 			if !ok {
 				return
 			}
-			if ev.Name == c.barrier {
+			if n, ok := c.barrierNumber(ev.Name); ok {
+				// Only this barrier is seen: a later one may still be queued behind
+				// changes made in between.
 				c.mu.Lock()
-				c.seen = c.sent // every barrier write so far has been seen
+				if n > c.seen {
+					c.seen = n
+				}
 				c.seenCond.Broadcast()
 				c.mu.Unlock()
+				if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) {
+					os.Remove(ev.Name)
+				}
 				continue
 			}
 			c.invalidate()
@@ -114,6 +122,16 @@ func (c *diskCache) loop() {
 			return
 		}
 	}
+}
+
+// barrierNumber reads n from a barrier file's name ("barrier-n").
+func (c *diskCache) barrierNumber(name string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(name, c.barrier+"-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(rest, 10, 64)
+	return n, err == nil
 }
 
 func (c *diskCache) invalidate() {
@@ -140,7 +158,7 @@ func (c *diskCache) sync() bool {
 	c.sent++
 	want := c.sent
 	c.mu.Unlock()
-	if err := os.WriteFile(c.barrier, []byte(strconv.FormatUint(want, 10)), 0o600); err != nil {
+	if err := os.WriteFile(c.barrier+"-"+strconv.FormatUint(want, 10), nil, 0o600); err != nil {
 		return false
 	}
 	deadline := time.Now().Add(250 * time.Millisecond)

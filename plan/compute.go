@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"sort"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -115,6 +118,7 @@ func (c *computer) presence(patch string, x, b *dom.Instance) {
 	}
 	ch.Fields = []string{"Instance"}
 	ch.Descendants = x.Count() - 1
+	ch.SubtreeHash = subtreeHash(x)
 	switch {
 	case c.in.Base == nil:
 		c.finish(ch, "", NoBase)
@@ -177,6 +181,9 @@ func (c *computer) diffFields(x, y, d, b *dom.Instance) []string {
 		}
 	}
 	for _, name := range managedProps(d, b) {
+		if d != nil && d.Properties[name] == nil {
+			continue // no longer set by the project: not managed
+		}
 		if !dom.Equal(x.Properties[name], y.Properties[name]) {
 			out = append(out, name)
 		}
@@ -208,7 +215,7 @@ func managedProps(d, b *dom.Instance) []string {
 // edit compares an instance present on both sides, field by field, three-way.
 // differs is a quick check that d and s differ in a managed field, so that the
 // common case (equal) allocates nothing.
-func differs(d, s, b *dom.Instance) bool {
+func differs(d, s *dom.Instance) bool {
 	if d.ClassName != s.ClassName {
 		return true
 	}
@@ -220,18 +227,11 @@ func differs(d, s, b *dom.Instance) bool {
 			return true
 		}
 	}
-	if b != nil {
-		for k := range b.Properties {
-			if _, onDisk := d.Properties[k]; !onDisk && k != "Source" && s.Properties[k] != nil {
-				return true
-			}
-		}
-	}
 	return false
 }
 
 func (c *computer) edit(d, s, b *dom.Instance) {
-	if !differs(d, s, b) {
+	if !differs(d, s) {
 		return
 	}
 	ch := c.newChange(d, d, s, b, Edit)
@@ -271,7 +271,9 @@ func (c *computer) edit(d, s, b *dom.Instance) {
 	}
 	for _, name := range managedProps(d, b) {
 		dv, sv := d.Properties[name], s.Properties[name]
-		if dom.Equal(dv, sv) {
+		if dv == nil || dom.Equal(dv, sv) {
+			// A property the project no longer sets is no longer managed: Atlas
+			// cannot reset it, so it is not a difference.
 			continue
 		}
 		var bv dom.Value
@@ -302,4 +304,27 @@ func classTagged(b *dom.Instance) dom.Tagged {
 		return dom.Tagged{}
 	}
 	return dom.Tagged{V: dom.String(b.ClassName)}
+}
+
+// subtreeHash digests what an Add or Remove carries: every instance below x (names,
+// classes, script hashes, properties), so a plan changes when any of it does.
+func subtreeHash(x *dom.Instance) string {
+	h := sha256.New()
+	var walk func(i *dom.Instance, path string)
+	walk = func(i *dom.Instance, path string) {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", path, i.ClassName, sourceHash(i))
+		for _, k := range i.PropertyNames() {
+			if k == "Source" {
+				continue
+			}
+			b, _ := dom.Marshal(i.Properties[k])
+			fmt.Fprintf(h, "%s=%s\x00", k, b)
+		}
+		h.Write([]byte{'\n'})
+		for _, c := range i.Children {
+			walk(c, path+"/"+c.Name)
+		}
+	}
+	walk(x, "")
+	return hex.EncodeToString(h.Sum(nil))
 }

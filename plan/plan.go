@@ -81,6 +81,9 @@ type Change struct {
 	Fields      []string                `json:"fields"`
 	Properties  map[string]PropertyDiff `json:"properties"`
 	Descendants int                     `json:"descendants"`
+	// SubtreeHash digests the whole subtree of an Add or Remove (what the change
+	// carries), so the plan hash moves when anything in it does.
+	SubtreeHash string `json:"subtreeHash,omitempty"`
 
 	// The instance on each side (nil where absent); not part of the hash.
 	Disk, Studio, Base *dom.Instance `json:"-"`

@@ -260,3 +260,36 @@ func TestChangeJSONRoundTrip(t *testing.T) {
 		t.Errorf("incoming = %v", back[0].Properties["Size"].Incoming.V)
 	}
 }
+
+func TestDroppedPropertyIsNotAChange(t *testing.T) {
+	disk := tree(v1, "property")
+	delete(disk.Find("ServerScriptService", "Lib").Properties, "Size")
+	studio := tree(v1, "property")
+	if p := Compute(Input{Disk: disk, Studio: studio, Base: tree(v1, "property"), BaseCommit: "c"}); len(p.Changes) != 0 {
+		t.Fatalf("a property the project stopped setting is a change: %s", dump(p))
+	}
+}
+
+func TestSubtreeContentIsInTheHash(t *testing.T) {
+	mk := func(src string) *dom.Instance {
+		root := tree(absent, "script")
+		f := dom.New("New", "Folder")
+		s := dom.New("A", "ModuleScript")
+		s.Properties["Source"] = dom.String(src)
+		s.SourceHash = gitblob.Hash([]byte(src))
+		f.AddChild(s)
+		root.Find("ServerScriptService").AddChild(f)
+		root.AssignIDs()
+		return root
+	}
+	in := Input{Disk: mk("a"), Studio: tree(absent, "script"), Base: tree(absent, "script"), BaseCommit: "c"}
+	a := Compute(in)
+	in.Disk = mk("b")
+	b := Compute(in)
+	if len(a.Changes) != 1 || a.Changes[0].SubtreeHash == "" {
+		t.Fatalf("Compute = %s", dump(a))
+	}
+	if a.Hash == b.Hash {
+		t.Fatal("editing a script inside a new folder left the plan hash unchanged")
+	}
+}

@@ -303,6 +303,9 @@ func (l *loader) resolvePath(ctx *context, file, p string) (string, error) {
 	if joined == ".." || strings.HasPrefix(joined, "../") {
 		return "", l.errf(file, "$path %q points outside the repository", p)
 	}
+	if _, inside := relTo(l.projDir, joined); !inside && joined != l.projDir {
+		return "", l.errf(file, "$path %q points outside the project folder; Atlas syncs files inside it only", p)
+	}
 	return joined, nil
 }
 

@@ -32,6 +32,10 @@ func (a *app) driftCommand() *cli.Command {
 			}
 			d, err := cl.Drift(ctx, host.DriftRequest{SessionID: c.String("session"), Staged: staged})
 			if err != nil {
+				if staged && !strict {
+					// The hook blocks a commit only for drift it saw, never for a failure.
+					return a.driftUnknown(false, "drift not checked: "+errcode.As(err).Message)
+				}
 				return err
 			}
 			if !d.Connected {
@@ -47,8 +51,6 @@ func (a *app) driftCommand() *cli.Command {
 			}
 			a.emit("drift", d, nil, func(io.Writer) { renderDrift(out, d, staged) })
 			if block {
-				a.exitCode = exitChanges
-			} else if !staged && d.Drift {
 				a.exitCode = exitChanges
 			}
 			return nil
