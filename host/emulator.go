@@ -198,8 +198,8 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 
 // Stop asks the emulator to save and exit, and waits for it.
 func (e *Emulator) Stop() error {
-	if e.cmd.Process == nil {
-		return nil
+	if e.cmd.Process == nil || e.cmd.ProcessState != nil {
+		return nil // never started, or already exited (and waited for)
 	}
 	_ = e.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -97,6 +97,17 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 		}
 		overrides = mergeSelections(agent, r.Selections)
 		out.Unresolved = []string{}
+		// The person may take longer than a token lives: plan again, and apply only
+		// if nothing moved while they decided.
+		fresh, err := t.eng.Plan(ctx, host.PlanRequest{SessionID: in.SessionID})
+		if err != nil {
+			return fail(err)
+		}
+		if fresh.PlanHash != p.PlanHash {
+			return fail(errcode.New(errcode.ConfirmTokenMismatch, "disk or Studio changed while the person reviewed; nothing was applied").
+				Reason("plan_changed", "run atlas_sync again"))
+		}
+		p.ConfirmToken = fresh.ConfirmToken
 	} else if len(out.Unresolved) > 0 {
 		out.Status = StatusUnresolved
 		return reply("atlas_sync", out, p.Warnings, nil, summarize(p, fmt.Sprintf(

@@ -81,6 +81,7 @@ func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir 
 			return nil, err
 		}
 		logger.Warn("port taken; using a free one (point the plugin at it)", "port", port)
+		h.Close()
 		h, err = host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "mcp", Logger: logger})
 		if err != nil {
 			return nil, err
