@@ -374,6 +374,12 @@ func (r *record) install(f journalFile, target string) error {
 	if err != nil {
 		return err
 	}
+	return r.installBytes(target, data)
+}
+
+// installBytes replaces target with data through a temp file and a rename in its
+// folder, keeping target's mode.
+func (r *record) installBytes(target string, data []byte) error {
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -53,7 +53,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := validateOverrides(req.Overrides); err != nil {
+	if err := ValidateOverrides(req.Overrides); err != nil {
 		return nil, err
 	}
 	st, err := t.Recompute(ctx)
@@ -151,7 +151,9 @@ func newTxID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-func validateOverrides(ovs []Override) error {
+// ValidateOverrides checks overrides' form: an id each, once, and a direction of
+// push, pull or skip (E_BAD_REQUEST otherwise).
+func ValidateOverrides(ovs []Override) error {
 	seen := map[string]bool{}
 	for i, o := range ovs {
 		if o.ID == "" {

@@ -187,10 +187,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			if err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "read the pre-image of "+f.Path)
 			}
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
-			}
-			if err := os.WriteFile(target, old, 0o644); err != nil {
+			if err := r.installBytes(target, old); err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
 			}
 			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "restore"})

@@ -35,7 +35,6 @@ const (
 	// Codes beyond the core list, for usage errors and plugin-side failures.
 	BadRequest  Code = "E_BAD_REQUEST"
 	ApplyFailed Code = "E_APPLY_FAILED"
-	NoBase      Code = "E_NO_BASE"
 	Usage       Code = "E_USAGE"
 )
 

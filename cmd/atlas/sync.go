@@ -60,9 +60,6 @@ func (a *app) syncPlanCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Bool("diff") {
-				d.Sources = nil
-			}
 			a.emit("sync.plan", d, d.Warnings, func(w io.Writer) { renderPlan(w, d, c.Bool("diff")) })
 			if c.Bool("detailed-exitcode") && len(d.Changes) > 0 {
 				a.exitCode = exitChanges
@@ -166,13 +163,8 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 		}
 		out = append(out, apply.Override{ID: strings.TrimSpace(id), Direction: strings.TrimSpace(dir)})
 	}
-	for _, o := range out {
-		switch o.Direction {
-		case plan.Push, plan.Pull, plan.Skip:
-		default:
-			return nil, errcode.New(errcode.BadRequest, "override %s: direction %q is not push, pull or skip", o.ID, o.Direction).
-				Reason("bad_override", "use push, pull or skip")
-		}
+	if err := apply.ValidateOverrides(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
