@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -80,6 +81,8 @@ type baseCache struct {
 	ref    string
 	fsys   fs.FS
 	proj   *project.Project
+	// resolved is set once every base script has its Source hash.
+	resolved *atomic.Bool
 }
 
 // New prepares a host; Start makes it listen.
@@ -355,7 +358,7 @@ func (h *Host) loadBase(rev string) (*baseCache, error) {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
 			Reason("base_invalid", "pass --base with a commit whose project loads")
 	}
-	b := &baseCache{commit: commit, ref: ref, fsys: fsys, proj: p}
+	b := &baseCache{commit: commit, ref: ref, fsys: fsys, proj: p, resolved: new(atomic.Bool)}
 	h.cacheMu.Lock()
 	h.base = b
 	h.cacheMu.Unlock()
@@ -366,9 +369,10 @@ func (h *Host) loadBase(rev string) (*baseCache, error) {
 // the hash of each file's bytes; that equals the Source hash unless the file has
 // CRLF line endings, so a blob is read only when neither side matches it.
 func resolveBaseHashes(b *baseCache, disk, studio *dom.Instance) {
-	if b == nil {
-		return
+	if b == nil || b.resolved.Load() {
+		return // every base script got its hash on an earlier plan
 	}
+	defer b.resolved.Store(true)
 	d, s := disk.Index(), map[string]*dom.Instance{}
 	if studio != nil {
 		s = studio.Index()
@@ -454,7 +458,7 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 		baseRoot = base.proj.Root
 	}
 	h.srcMu.Lock()
-	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Root)
+	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Index())
 	h.srcMu.Unlock()
 	if err != nil {
 		return nil, err

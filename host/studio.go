@@ -181,7 +181,7 @@ func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotPara
 }
 
 // snapshotWith is snapshot reusing, and then updating, the sources in cache.
-func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk *dom.Instance) (*dom.Instance, error) {
+func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance) (*dom.Instance, error) {
 	var prev map[string]cachedSource
 	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
 		params.Reuse, prev = cache.snapshotID, cache.byHandle
@@ -220,8 +220,7 @@ func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.Snapshot
 
 // shareSources points Studio scripts whose text equals the disk's at the disk's
 // string, so the same text is held once.
-func shareSources(studio, disk *dom.Instance) {
-	d := disk.Index()
+func shareSources(studio *dom.Instance, d map[string]*dom.Instance) {
 	studio.Walk(func(x *dom.Instance) bool {
 		if x.SourceHash == "" {
 			return true

@@ -303,11 +303,18 @@ func TestLoadCases(t *testing.T) {
 			// come from the root project only.
 			name: "top-level-keys",
 			check: func(t *testing.T, p *project.Project) {
-				got := project.Project{
+				type settings struct {
+					Name                           string
+					ServePort                      int
+					ServePlaceIDs, BlockedPlaceIDs []uint64
+					PlaceID, GameID                uint64
+					EmitLegacyScripts              bool
+				}
+				got := settings{
 					Name: p.Name, ServePort: p.ServePort, ServePlaceIDs: p.ServePlaceIDs,
 					BlockedPlaceIDs: p.BlockedPlaceIDs, PlaceID: p.PlaceID, GameID: p.GameID, EmitLegacyScripts: p.EmitLegacyScripts,
 				}
-				want := project.Project{
+				want := settings{
 					Name: "Keys", ServePort: 34999, ServePlaceIDs: []uint64{123, 456},
 					BlockedPlaceIDs: []uint64{789}, PlaceID: 123, GameID: 42, EmitLegacyScripts: true,
 				}

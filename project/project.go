@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -43,6 +44,15 @@ type Project struct {
 	EmitLegacyScripts bool
 	// Warnings are non-fatal findings (duplicate sibling names, dropped keys…).
 	Warnings []string
+
+	indexOnce sync.Once
+	index     map[string]*dom.Instance
+}
+
+// Index returns every instance by id, computed once (a loaded project is not changed).
+func (p *Project) Index() map[string]*dom.Instance {
+	p.indexOnce.Do(func() { p.index = p.Root.Index() })
+	return p.index
 }
 
 // IsPlace reports whether the project describes a place (its root is a DataModel).
