@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -89,4 +90,34 @@ func TestScriptDraftAndNotFound(t *testing.T) {
 	mustCode(t, err, errcode.NotFound)
 	_, err = e.Host.Script(ctx, host.ScriptRequest{FsPath: "src/server/Missing.luau"})
 	mustCode(t, err, errcode.NotFound)
+}
+
+func TestConcurrentApplyIsBusy(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method == "apply" {
+			close(entered)
+			<-release
+		}
+		return nil, nil, false
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+		first <- err
+	}()
+	<-entered
+	_, err = e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	mustCode(t, err, errcode.Busy)
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first apply failed: %v", err)
+	}
 }
