@@ -13,6 +13,9 @@ type SnapshotParams struct {
 	ChunkSize  int                          `json:"chunkSize,omitempty"`
 	// Reuse names the previous snapshot whose sources the host still holds.
 	Reuse string `json:"reuse,omitempty"`
+	// AllowUnchanged lets the plugin answer Unchanged when nothing it watches
+	// changed since the snapshot named by Reuse (asked with the same parameters).
+	AllowUnchanged bool `json:"allowUnchanged,omitempty"`
 }
 
 // SnapshotInstance is one instance of a snapshot.
@@ -31,4 +34,7 @@ type SnapshotInstance struct {
 type SnapshotResult struct {
 	Instances  []SnapshotInstance `json:"instances"`
 	SnapshotID string             `json:"snapshotId"`
+	// Unchanged means nothing changed since the snapshot SnapshotID: Instances is
+	// empty and that snapshot (and its handles) still stands.
+	Unchanged bool `json:"unchanged,omitempty"`
 }

@@ -59,8 +59,9 @@ type Host struct {
 	cacheMu sync.Mutex
 	plans   []*cachedPlan // recent plans, newest last
 	base    *baseCache
-	// baseMu guards the cached base tree while a plan resolves and reads it.
+	// baseMu guards the cached base tree while a plan resolves and reads it, and last.
 	baseMu sync.Mutex
+	last   *lastPlan
 
 	disk *diskCache
 	// sources are the latest plan snapshot's scripts (guarded by srcMu).
@@ -431,8 +432,24 @@ type computed struct {
 	session *bridge.Session
 }
 
-// compute reads disk, base and Studio, and computes the plan.
+// lastPlan is the latest computed plan with what it was computed from: the same
+// disk project, Studio tree and base give the same plan without computing it again.
+type lastPlan struct {
+	disk    *project.Project
+	studio  *dom.Instance
+	commit  string
+	ref     string
+	session string
+	plan    *plan.Plan
+}
+
+// compute reads disk, base and Studio, and computes the plan. fresh makes Studio
+// send a full snapshot even when it saw no change (apply's recompute).
 func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
+	return h.computeWith(ctx, sessionID, baseRev, false)
+}
+
+func (h *Host) computeWith(ctx context.Context, sessionID, baseRev string, fresh bool) (*computed, error) {
 	s, err := h.session(sessionID)
 	if err != nil {
 		return nil, err
@@ -458,7 +475,7 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 		baseRoot = base.proj.Root
 	}
 	h.srcMu.Lock()
-	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Index())
+	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Index(), !fresh)
 	h.srcMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -469,9 +486,14 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	}
 	// The base tree is shared by every plan and resolving its hashes writes to it.
 	h.baseMu.Lock()
+	defer h.baseMu.Unlock()
+	if lp := h.last; lp != nil && lp.disk == disk && lp.studio == studio && lp.commit == in.BaseCommit &&
+		lp.ref == in.BaseRef && lp.session == in.SessionID {
+		return &computed{plan: lp.plan, disk: disk, studio: studio, base: base, session: s}, nil
+	}
 	resolveBaseHashes(base, disk.Root, studio)
 	p := plan.Compute(in)
-	h.baseMu.Unlock()
+	h.last = &lastPlan{disk: disk, studio: studio, commit: in.BaseCommit, ref: in.BaseRef, session: in.SessionID, plan: p}
 	return &computed{plan: p, disk: disk, studio: studio, base: base, session: s}, nil
 }
 
@@ -586,7 +608,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		// The disk cache is safe here: its barrier makes every change made before
 		// this call visible, and every file apply writes is checked against the
 		// hash the plan saw before it is replaced.
-		c, err := h.compute(ctx, s.Info().ID, baseRev)
+		c, err := h.computeWith(ctx, s.Info().ID, baseRev, true)
 		if err != nil {
 			return nil, err
 		}

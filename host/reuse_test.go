@@ -61,3 +61,62 @@ func TestPlansReuseUnchangedSources(t *testing.T) {
 		t.Fatalf("reuse ids sent = %q", reuses)
 	}
 }
+
+// With nothing changed anywhere, a plan costs a round trip: Studio answers
+// "unchanged", the previous tree and plan stand; any Studio edit ends that.
+func TestUnchangedStudioReusesThePlan(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	var mu sync.Mutex
+	var allowed []bool
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method == "snapshot" {
+			var p struct {
+				AllowUnchanged bool `json:"allowUnchanged"`
+			}
+			json.Unmarshal(params, &p)
+			mu.Lock()
+			allowed = append(allowed, p.AllowUnchanged)
+			mu.Unlock()
+		}
+		return nil, nil, false
+	}
+	a, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.PlanHash != b.PlanHash {
+		t.Fatal("an unchanged place planned differently")
+	}
+	// The reused tree's handles still work: a push applies.
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	c, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Changes) != 1 {
+		t.Fatalf("disk edit after an unchanged Studio: %d changes", len(c.Changes))
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: c.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+		t.Fatalf("Studio = %q", got)
+	}
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 0 {
+		t.Fatalf("after the apply the plan has %d changes (a stale 'unchanged'?)", len(d.Changes))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(allowed) < 2 || allowed[0] || !allowed[1] {
+		t.Fatalf("allowUnchanged sent = %v", allowed)
+	}
+}

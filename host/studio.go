@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,6 +20,10 @@ type sourceCache struct {
 	session    string
 	snapshotID string
 	byHandle   map[string]cachedSource
+	// tree and paramsKey are the latest snapshot and what it asked for: when the
+	// plugin answers that nothing changed since, tree still stands.
+	tree      *dom.Instance
+	paramsKey string
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -177,18 +182,34 @@ var errStaleReuse = errors.New("snapshot refers to a source the host does not ho
 
 // snapshot asks a Studio session for the instances in scope.
 func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams) (*dom.Instance, error) {
-	return snapshotWith(ctx, s, params, nil, nil)
+	return snapshotWith(ctx, s, params, nil, nil, false)
 }
 
 // snapshotWith is snapshot reusing, and then updating, the sources in cache.
-func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance) (*dom.Instance, error) {
+//
+// With allowUnchanged, and the same request as last time, the plugin may answer that
+// nothing it watches changed; the cached tree is then returned as it is. Apply never
+// allows this: it always looks afresh.
+func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance, allowUnchanged bool) (*dom.Instance, error) {
 	var prev map[string]cachedSource
+	key := ""
+	if cache != nil {
+		b, _ := json.Marshal(params)
+		key = string(b)
+	}
 	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
 		params.Reuse, prev = cache.snapshotID, cache.byHandle
+		params.AllowUnchanged = allowUnchanged && cache.tree != nil && cache.paramsKey == key
 	}
 	var res bridge.SnapshotResult
 	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
 		return nil, err
+	}
+	if res.Unchanged {
+		if params.AllowUnchanged && res.SnapshotID == cache.snapshotID {
+			return cache.tree, nil
+		}
+		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
 	t, err := buildTree(&res, prev)
 	if errors.Is(err, errStaleReuse) {
@@ -207,6 +228,7 @@ func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.Snapshot
 	}
 	if cache != nil {
 		cache.session, cache.snapshotID = s.Info().ID, res.SnapshotID
+		cache.tree, cache.paramsKey = t, key
 		cache.byHandle = map[string]cachedSource{}
 		t.Walk(func(x *dom.Instance) bool {
 			if x.SourceHash != "" {

@@ -96,6 +96,7 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 		}
 	}
 
+	p.dirty = true
 	if in.TxID != "" {
 		p.txIDs = append(p.txIDs, in.TxID)
 	}

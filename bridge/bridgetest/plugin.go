@@ -43,6 +43,7 @@ type Plugin struct {
 	snapshotGen int                  // snapshots taken
 	snapshotID  string               // the latest snapshot's id
 	sent        map[*Node]sentSource // what the latest snapshot sent of each script
+	dirty       bool                 // the place changed since the latest snapshot
 	txIDs       []string             // applied transactions, newest last, at most maxTx
 	drafts      map[*Node]string     // unsaved editor text
 	drop        map[string]bool      // methods whose next request drops the connection

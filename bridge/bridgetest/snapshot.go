@@ -54,6 +54,12 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	mark(in.Roots, markTree)
 	mark(in.Nodes, markSelf)
 
+	if in.AllowUnchanged && in.Reuse != "" && in.Reuse == p.snapshotID && !p.dirty && !asksTags(in.Properties) {
+		id := p.snapshotID
+		p.mu.Unlock()
+		return map[string]any{"instances": []Instance{}, "snapshotId": id, "unchanged": true}, nil
+	}
+	p.dirty = false
 	p.handles = map[string]*Node{}
 	reuse := in.Reuse != "" && in.Reuse == p.snapshotID
 	prev := p.sent
@@ -225,4 +231,14 @@ func (p *Plugin) getScript(params json.RawMessage) (any, error) {
 		"isDraft":    isDraft,
 		"path":       p.path(n),
 	}, nil
+}
+
+// asksTags reports whether a request reads Tags, whose changes the plugin does not watch.
+func asksTags(props map[string]map[string]string) bool {
+	for _, byName := range props {
+		if _, ok := byName["Tags"]; ok {
+			return true
+		}
+	}
+	return false
 }
