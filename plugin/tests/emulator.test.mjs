@@ -343,6 +343,49 @@ export async function runEmulatorTests() {
       const stale = await host.request(ctx.conn, 'getScript', { handle: c.byPath['/ReplicatedStorage/Shared/Util'].handle });
       assertEqual(stale.response.error.code, 'E_NOT_FOUND', 'handle of the reused snapshot');
     }],
+    ['answers unchanged to a repeated snapshot with allowUnchanged, and in full after a change', async () => {
+      const params = { roots: [['ReplicatedStorage'], ['ServerScriptService'], ['Workspace']], properties: { Part: { Size: 'Vector3' } }, chunkSize: 5 };
+      const snap = async (extra) => {
+        const { partials, response } = await host.request(ctx.conn, 'snapshot', { ...params, ...extra });
+        assert(response.ok, `snapshot failed: ${JSON.stringify(response.error)}`);
+        const all = [...partials.sort((a, b) => a.seq - b.seq).flatMap((p) => p.result.instances), ...response.result.instances];
+        return { partials, result: response.result, all, byName: Object.fromEntries(all.map((i) => [i.name, i])) };
+      };
+      const a = await snap({});
+      assert(a.all.length > 5 && a.result.unchanged === undefined, 'first snapshot');
+      const b = await snap({ reuse: a.result.snapshotId, allowUnchanged: true });
+      assertEqual([b.partials.length, b.result], [0, { instances: [], snapshotId: a.result.snapshotId, unchanged: true }], 'unchanged answer');
+      // a's handles are still valid
+      const got = await host.request(ctx.conn, 'getScript', { handle: a.byName.Main.handle });
+      assert(got.response.ok, `getScript with a handle of the unchanged snapshot: ${JSON.stringify(got.response.error)}`);
+      const applied = await host.request(ctx.conn, 'apply', {
+        txId: 'tx-e2e-unchanged',
+        ops: [{ op: 'edit', handle: a.byName.Floor.handle, set: { Size: { Vector3: [4, 1, 4] } } }],
+      });
+      assert(applied.response.ok, `apply with a handle of the unchanged snapshot: ${JSON.stringify(applied.response.error)}`);
+      // the apply is a change
+      const c = await snap({ reuse: a.result.snapshotId, allowUnchanged: true });
+      assert(c.result.unchanged === undefined && c.result.snapshotId !== a.result.snapshotId, 'full after an apply');
+      assertEqual(c.byName.Floor.properties.Size, { Vector3: [4, 1, 4] }, 'Size after the apply');
+      // without reuse, with a stale id, or with Tags asked: full
+      for (const [extra, what] of [
+        [{ allowUnchanged: true }, 'without reuse'],
+        [{ allowUnchanged: true, reuse: a.result.snapshotId }, 'stale id'],
+        [{ allowUnchanged: true, reuse: 'LATEST', properties: { Folder: { Tags: 'Tags' } } }, 'Tags asked'],
+      ]) {
+        const prev = (await snap({ properties: extra.properties ?? params.properties })).result.snapshotId;
+        const r = await snap({ ...extra, reuse: extra.reuse === 'LATEST' ? prev : extra.reuse });
+        assert(r.result.unchanged === undefined && r.all.length > 5, `full answer ${what}`);
+      }
+      // a change made by code run in Studio: the next answer is full, then unchanged again
+      const d = await snap({});
+      const e = await snap({ reuse: d.result.snapshotId, allowUnchanged: true });
+      assert(e.result.unchanged === true && e.result.snapshotId === d.result.snapshotId, 'unchanged off the latest id');
+      await host.request(ctx.conn, 'exec', { code: 'workspace.Floor.Name = "Ground"' });
+      const f = await snap({ reuse: d.result.snapshotId, allowUnchanged: true });
+      assert(f.result.unchanged === undefined && f.byName.Ground, 'full after a rename');
+      await host.request(ctx.conn, 'exec', { code: 'workspace.Ground.Name = "Floor"' });
+    }],
     ['runs code with exec', async () => {
       const r = await host.request(ctx.conn, 'exec', { code: 'print(#game.ReplicatedStorage.Shared:GetChildren()) warn("w") return "done"' });
       assertEqual(r.response.result, { success: true, output: [{ level: 'print', text: '13' }, { level: 'warn', text: 'w' }], returns: ['done'] }, 'exec');
