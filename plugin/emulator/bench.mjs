@@ -1,7 +1,9 @@
 // Measures the emulator on a big place: 50,000 instances of which 10,000 are scripts of
 // about 4 KB. It starts the emulator as the host does, then times from the host's side of
 // the WebSocket: a full snapshot, a second one without and with `reuse` (sourceFrom for
-// unchanged scripts), an apply of 1,000 script edits, and a snapshot with reuse after it.
+// unchanged scripts), repeated snapshots answered "unchanged" (allowUnchanged), the cost of
+// connecting the change signals of 50,000 instances, an apply of 1,000 script edits, and a
+// snapshot with reuse after it.
 // Not part of npm test.
 //
 //   node emulator/bench.mjs [--instances 50000] [--scripts 10000] [--script-bytes 4096]
@@ -163,6 +165,29 @@ async function main() {
   report('second snapshot, reuse', third);
   const thirdSources = sourcesOf(third, sourcesOf(second, new Map()));
 
+  // repeated snapshots with nothing changed: answered "unchanged"
+  for (let i = 1; i <= 3; i++) {
+    const u = await snapshot(`unchanged${i}`, { reuse: third.final.result.snapshotId, allowUnchanged: true });
+    const ok = u.final.result.unchanged === true && u.final.result.snapshotId === third.final.result.snapshotId;
+    console.log(`repeated snapshot, allowUnchanged: ${ok ? 'unchanged' : 'FULL (unexpected)'}, ${u.bytes} bytes, ${(u.ms).toFixed(1)} ms`);
+  }
+  // what the watch of a full snapshot costs: Changed and AttributeChanged of every instance
+  ws.send(JSON.stringify({
+    type: 'request', id: 'connect', method: 'exec', params: {
+      code: `local all = game.ReplicatedStorage:GetDescendants()
+local f = function() end
+local t0 = os.clock()
+local cs = table.create(2 * #all)
+for i, d in all do cs[2 * i - 1] = d.Changed:Connect(f) cs[2 * i] = d.AttributeChanged:Connect(f) end
+local t1 = os.clock()
+for _, c in cs do c:Disconnect() end
+return #cs, math.floor((t1 - t0) * 1000), math.floor((os.clock() - t1) * 1000)`,
+    },
+  }));
+  const connected2 = await until((f) => f.type === 'response' && f.id === 'connect');
+  const [nc, connectMs, disconnectMs] = connected2.result?.returns ?? [];
+  console.log(`connections of a snapshot's watch: ${nc} made in ${connectMs} ms, disconnected in ${disconnectMs} ms (Luau os.clock)`);
+
   // apply 1,000 script edits with their preconditions
   const mods = third.all.filter((i) => i.className === 'ModuleScript').slice(0, 1000);
   const ops = mods.map((m) => ({
@@ -178,6 +203,8 @@ async function main() {
 
   const fourth = await snapshot('snap4', { reuse: third.final.result.snapshotId });
   report('snapshot after the apply, reuse', fourth);
+  const fifth = await snapshot('snap5', { reuse: fourth.final.result.snapshotId, allowUnchanged: true });
+  console.log(`repeated snapshot after it, allowUnchanged: ${fifth.final.result.unchanged ? 'unchanged' : 'FULL (unexpected)'}, ${(fifth.ms).toFixed(1)} ms`);
 
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
