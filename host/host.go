@@ -53,8 +53,9 @@ type Host struct {
 	secret string
 	port   int
 
-	// mu serializes mutating commands (apply); a second one gets E_BUSY.
-	mu sync.Mutex
+	// turn serializes mutating commands (apply, undo, recovery): a token in it is the
+	// turn. A command waits briefly for it, then gets E_BUSY.
+	turn chan struct{}
 
 	cacheMu sync.Mutex
 	plans   []*cachedPlan // recent plans, newest last
@@ -94,7 +95,7 @@ func New(opts Options) (*Host, error) {
 	if opts.Kind == "" {
 		opts.Kind = "serve"
 	}
-	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, closed: make(chan struct{})}
+	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, closed: make(chan struct{}), turn: make(chan struct{}, 1)}
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
@@ -203,14 +204,16 @@ func (h *Host) recoverLoop() {
 
 func (h *Host) recoverPending() {
 	// Never alongside an apply: its own record is open while it runs.
-	if !h.mu.TryLock() {
+	select {
+	case h.turn <- struct{}{}:
+	default:
 		return
 	}
-	defer h.mu.Unlock()
+	defer func() { <-h.turn }()
 	h.recoverLocked()
 }
 
-// recoverLocked finishes open transactions; the caller holds h.mu.
+// recoverLocked finishes open transactions; the caller has the turn.
 func (h *Host) recoverLocked() {
 	pending, err := h.journal.Pending()
 	if err != nil || len(pending) == 0 {
@@ -267,6 +270,21 @@ func (a *sessionStudio) Transactions(ctx context.Context) ([]string, error) {
 func sessionData(s *bridge.Session) SessionData {
 	i := s.Info()
 	return SessionData{ID: i.ID, PlaceID: i.PlaceID, PlaceName: i.PlaceName, PluginVersion: i.PluginVersion, ConnectedAt: i.ConnectedAt}
+}
+
+// takeTurn waits up to a second for the turn: long enough for a short recovery to
+// finish, short enough that a second apply is told at once that one is running.
+func (h *Host) takeTurn(ctx context.Context) bool {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case h.turn <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Status reports the project, the host and the connected sessions.
@@ -570,11 +588,11 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 
 // Apply runs the apply transaction.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
-	if !h.mu.TryLock() {
+	if !h.takeTurn(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
 			Reason("busy", "wait for it to finish and plan again")
 	}
-	defer h.mu.Unlock()
+	defer func() { <-h.turn }()
 	if req.Token == "" {
 		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
 			Reason("token_required", "run 'atlas sync plan' and pass its confirmToken with --token")
@@ -762,10 +780,10 @@ var _ Engine = (*Host)(nil)
 
 // Undo puts back what a committed transaction overwrote, on disk and in Studio.
 func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
-	if !h.mu.TryLock() {
+	if !h.takeTurn(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason("busy", "wait for it to finish")
 	}
-	defer h.mu.Unlock()
+	defer func() { <-h.turn }()
 	var studio apply.Studio
 	var loc apply.Locator = noStudio{}
 	if s, err := h.session(req.SessionID); err == nil {
