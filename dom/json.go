@@ -931,17 +931,32 @@ func lower(s string) string {
 // Properties is a property map with the tagged JSON encoding for its values.
 type Properties map[string]Value
 
-// MarshalJSON encodes each value in tagged form, keys sorted.
+// MarshalJSON encodes each value in tagged form, keys sorted. It writes the object
+// itself: going through a map of raw values would scan every value (sources are
+// megabytes) once more.
 func (p Properties) MarshalJSON() ([]byte, error) {
-	m := make(map[string]json.RawMessage, len(p))
-	for k, v := range p {
-		b, err := Marshal(v)
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		v, err := Marshal(p[k])
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", k, err)
 		}
-		m[k] = b
+		b.Write(v)
 	}
-	return json.Marshal(m)
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // UnmarshalJSON decodes explicit (tagged) values only.

@@ -626,7 +626,10 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		// The disk cache is safe here: its barrier makes every change made before
 		// this call visible, and every file apply writes is checked against the
 		// hash the plan saw before it is replaced.
-		c, err := h.computeWith(ctx, s.Info().ID, baseRev, true)
+		// Studio may answer "unchanged" here too: every Studio op still carries the
+		// Source hash and values it overwrites, and every file write the hash the plan
+		// saw, so an edit the plugin failed to report is refused, never overwritten.
+		c, err := h.computeWith(ctx, s.Info().ID, baseRev, false)
 		if err != nil {
 			return nil, err
 		}
