@@ -35,6 +35,9 @@ type Options struct {
 	Version string
 	Kind    string // "serve" or "mcp"
 	Logger  *slog.Logger
+	// Prewarm makes the host plan in the background when a Studio connects, so the
+	// first plan someone asks for finds warm caches.
+	Prewarm bool
 }
 
 // Host is the engine for one project.
@@ -65,7 +68,8 @@ type Host struct {
 	last   *lastPlan
 
 	disk *diskCache
-	// sources are the latest plan snapshot's scripts (guarded by srcMu).
+	// srcMu serializes snapshots, and is held by whoever uses a snapshot's handles
+	// (apply, undo) until done; sources are the latest plan snapshot's scripts.
 	srcMu   sync.Mutex
 	sources sourceCache
 
@@ -198,8 +202,34 @@ func (h *Host) recoverLoop() {
 			return
 		case <-ch:
 			h.recoverPending()
+			h.prewarm()
 		}
 	}
+}
+
+// prewarm computes a plan in the background when a Studio connects, so the disk,
+// base and Studio caches are warm by the time someone asks. It writes nothing, and
+// a plan asked meanwhile simply waits for the snapshot under way and reuses it.
+func (h *Host) prewarm() {
+	if !h.opts.Prewarm || len(h.bridge.Sessions()) != 1 {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		go func() {
+			select {
+			case <-h.closed:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if _, err := h.compute(ctx, "", ""); err != nil {
+			h.log.Debug("prewarm", "err", err)
+		}
+	}()
 }
 
 func (h *Host) recoverPending() {
@@ -461,13 +491,17 @@ type lastPlan struct {
 	plan    *plan.Plan
 }
 
-// compute reads disk, base and Studio, and computes the plan. fresh makes Studio
-// send a full snapshot even when it saw no change (apply's recompute).
+// compute reads disk, base and Studio, and computes the plan.
 func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
-	return h.computeWith(ctx, sessionID, baseRev, false)
+	h.srcMu.Lock()
+	defer h.srcMu.Unlock()
+	return h.computeLocked(ctx, sessionID, baseRev)
 }
 
-func (h *Host) computeWith(ctx context.Context, sessionID, baseRev string, fresh bool) (*computed, error) {
+// computeLocked is compute for a caller that holds srcMu: a snapshot replaces the
+// plugin's handles, so whoever will use a snapshot's handles (apply) holds srcMu
+// until it is done with them.
+func (h *Host) computeLocked(ctx context.Context, sessionID, baseRev string) (*computed, error) {
 	s, err := h.session(sessionID)
 	if err != nil {
 		return nil, err
@@ -492,9 +526,7 @@ func (h *Host) computeWith(ctx context.Context, sessionID, baseRev string, fresh
 	if base != nil {
 		baseRoot = base.proj.Root
 	}
-	h.srcMu.Lock()
-	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Index(), !fresh)
-	h.srcMu.Unlock()
+	studio, err := snapshotWith(ctx, s, scope(disk.Root, baseRoot), &h.sources, disk.Index(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -629,7 +661,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		// Studio may answer "unchanged" here too: every Studio op still carries the
 		// Source hash and values it overwrites, and every file write the hash the plan
 		// saw, so an edit the plugin failed to report is refused, never overwritten.
-		c, err := h.computeWith(ctx, s.Info().ID, baseRev, false)
+		c, err := h.computeLocked(ctx, s.Info().ID, baseRev)
 		if err != nil {
 			return nil, err
 		}
@@ -641,7 +673,10 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			baseRev = cp.base
 		}
 	}
+	// No other snapshot may replace the handles between the recompute and the patch.
+	h.srcMu.Lock()
 	res, err := t.Run(ctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
+	h.srcMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -675,7 +710,9 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 			if base, _ := h.loadBase(""); base != nil {
 				baseRoot = base.proj.Root
 			}
+			h.srcMu.Lock()
 			studio, err := snapshot(ctx, s, scope(disk.Root, baseRoot))
+			h.srcMu.Unlock()
 			if err != nil {
 				return nil, err
 			}
@@ -793,6 +830,8 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 		studio = &sessionStudio{s: s}
 		loc = &pathLocator{s: s}
 	}
+	h.srcMu.Lock()
+	defer h.srcMu.Unlock()
 	return h.journal.Undo(ctx, req.TxID, studio, loc)
 }
 

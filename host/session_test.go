@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,5 +120,52 @@ func TestConcurrentApplyIsBusy(t *testing.T) {
 	close(release)
 	if err := <-first; err != nil {
 		t.Fatalf("the first apply failed: %v", err)
+	}
+}
+
+// A plan asked while an apply runs waits: its snapshot would replace the handles the
+// apply's patch is using.
+func TestPlanWaitsForARunningApply(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []string
+	note := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	entered := make(chan struct{})
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		switch method {
+		case "apply":
+			note("apply")
+			close(entered)
+			time.Sleep(300 * time.Millisecond) // the plan below is asked meanwhile
+			note("apply-done")
+		case "snapshot":
+			note("snapshot")
+		}
+		return nil, nil, false
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+		done <- err
+	}()
+	<-entered
+	if _, err := e.Host.Plan(ctx, host.PlanRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, ev := range events {
+		if ev == "apply" && (i+1 >= len(events) || events[i+1] != "apply-done") {
+			t.Fatalf("a snapshot ran inside the apply: %v", events)
+		}
 	}
 }

@@ -188,8 +188,8 @@ func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotPara
 // snapshotWith is snapshot reusing, and then updating, the sources in cache.
 //
 // With allowUnchanged, and the same request as last time, the plugin may answer that
-// nothing it watches changed; the cached tree is then returned as it is. Apply never
-// allows this: it always looks afresh.
+// nothing it watches changed; the cached tree is then returned as it is (its handles
+// still stand). Every write still carries its own preconditions.
 func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance, allowUnchanged bool) (*dom.Instance, error) {
 	var prev map[string]cachedSource
 	key := ""

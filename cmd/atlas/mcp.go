@@ -72,7 +72,7 @@ func (a *app) mcpCommand() *cli.Command {
 // startOwnHost makes this process the project's host: on port (or a free one when
 // it is taken), so Studio's plugin can connect to it.
 func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir string, port int, logger *slog.Logger) (*host.Host, error) {
-	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: port, Version: Version, Kind: "mcp", Logger: logger})
+	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: port, Version: Version, Kind: "mcp", Logger: logger, Prewarm: true})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir 
 		}
 		logger.Warn("port taken; using a free one (point the plugin at it)", "port", port)
 		h.Close()
-		h, err = host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "mcp", Logger: logger})
+		h, err = host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "mcp", Logger: logger, Prewarm: true})
 		if err != nil {
 			return nil, err
 		}

@@ -33,7 +33,7 @@ func (a *app) serveCommand() *cli.Command {
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger})
+			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger, Prewarm: true})
 			if err != nil {
 				return err
 			}
