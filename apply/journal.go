@@ -83,9 +83,14 @@ type record struct {
 }
 
 // Prepare writes the journal record with every pre-image.
-func (j *Journal) Prepare(txID string, st *State, w *work) (*record, error) {
+func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err error) {
 	r := &record{j: j, dir: filepath.Join(j.Dir, txID), TxID: txID, State: statePrepared, PlanHash: st.Plan.Hash, SessionID: st.Plan.SessionID,
 		ProjectDir: st.Dir, CreatedAt: time.Now().UTC(), Ops: w.ops, Files: []journalFile{}, StudioPre: []studioPreImage{}}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(r.dir) // a record that was never complete must not linger
+		}
+	}()
 	if err := os.MkdirAll(filepath.Join(r.dir, "pre"), 0o700); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
 	}
