@@ -549,12 +549,13 @@ func TestUpgradeChecks(t *testing.T) {
 }
 
 func TestPingKeepsQuietConnectionAlive(t *testing.T) {
-	srv, url := start(t, bridge.Options{PingInterval: 20 * time.Millisecond, PongWait: 100 * time.Millisecond})
+	// Many pings over the quiet second; the pong deadline leaves room for a busy machine.
+	srv, url := start(t, bridge.Options{PingInterval: 20 * time.Millisecond, PongWait: time.Second})
 	sess := connect(t, srv, url, newPlugin("aaaa"))
 	select {
 	case <-sess.Done():
 		t.Fatal("a plugin that answers pings was dropped")
-	case <-time.After(500 * time.Millisecond):
+	case <-time.After(1500 * time.Millisecond):
 	}
 	if err := sess.Call(context.Background(), "ping", nil, nil); err != nil {
 		t.Errorf("Call(ping): %v", err)
