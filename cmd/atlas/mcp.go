@@ -22,8 +22,7 @@ func (a *app) mcpCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "port when it becomes the host (falls back to a free one)"},
 			&cli.BoolFlag{Name: "emulate", Usage: "when it becomes the host, also run the Studio emulator"},
-			&cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from (saved back on exit)"},
-			&cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews"},
+			placeFlag, reviewFlag,
 		},
 		Action: a.action("mcp", func(ctx context.Context, c *cli.Command) error {
 			// stdout carries JSON-RPC only: everything else goes to stderr.

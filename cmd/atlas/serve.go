@@ -13,6 +13,12 @@ import (
 	"github.com/atlas-rbx/atlas/host"
 )
 
+// The emulator's flags, shared by serve and mcp.
+var (
+	placeFlag  = &cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from; it is saved back on exit"}
+	reviewFlag = &cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews (accept, abort, none)"}
+)
+
 func (a *app) serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
@@ -20,8 +26,7 @@ func (a *app) serveCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "port on 127.0.0.1 (0 picks a free one)"},
 			&cli.BoolFlag{Name: "emulate", Usage: "also run the Studio emulator (the real plugin on a mock place)"},
-			&cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from; it is saved back on exit"},
-			&cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews (accept, abort, none)"},
+			placeFlag, reviewFlag,
 		},
 		Action: a.action("serve", func(ctx context.Context, c *cli.Command) error {
 			loc, err := a.locate(c)
