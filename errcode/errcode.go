@@ -36,6 +36,9 @@ const (
 	BadRequest  Code = "E_BAD_REQUEST"
 	ApplyFailed Code = "E_APPLY_FAILED"
 	Usage       Code = "E_USAGE"
+	// NodeMissing: the Studio emulator (atlas demo, --emulate) needs Node.js on PATH,
+	// and it is missing, broken or older than the emulator supports.
+	NodeMissing Code = "E_NODE_MISSING"
 )
 
 // Error is an error with a stable code, a human message and machine-readable details.

@@ -16,6 +16,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/plugin"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -81,43 +82,20 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 	return PlaceFromTree(root, disk.Name), nil
 }
 
-// FindPluginDir finds the plugin folder (with its installed node modules): $ATLAS_PLUGIN_DIR,
-// else a "plugin" folder beside the executable or in the working folder or a parent.
+// FindPluginDir finds the folder to run the emulator from: $ATLAS_PLUGIN_DIR (a plugin/
+// checkout after 'npm ci', for plugin development), else the emulator this binary
+// carries, unpacked into the user's cache folder on first use.
 func FindPluginDir(getenv func(string) string) (string, error) {
-	ok := func(dir string) bool {
-		_, e1 := os.Stat(filepath.Join(dir, "emulator", "run.mjs"))
-		_, e2 := os.Stat(filepath.Join(dir, "node_modules", "luau-web"))
-		return e1 == nil && e2 == nil
-	}
 	if d := getenv("ATLAS_PLUGIN_DIR"); d != "" {
-		if ok(d) {
+		_, e1 := os.Stat(filepath.Join(d, "emulator", "run.mjs"))
+		_, e2 := os.Stat(filepath.Join(d, "node_modules", "luau-web"))
+		if e1 == nil && e2 == nil {
 			return d, nil
 		}
 		return "", errcode.New(errcode.NotFound, "ATLAS_PLUGIN_DIR=%s has no emulator/run.mjs with node_modules", d).
-			Reason("no_emulator", "run 'npm ci' in the plugin folder")
+			Reason("no_emulator", "run 'npm ci' in that plugin folder, or unset ATLAS_PLUGIN_DIR to use the emulator built into atlas")
 	}
-	var starts []string
-	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		starts = append(starts, filepath.Dir(exe))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, s := range starts {
-		for dir := s; ; dir = filepath.Dir(dir) {
-			if ok(filepath.Join(dir, "plugin")) {
-				return filepath.Join(dir, "plugin"), nil
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	return "", errcode.New(errcode.NotFound, "the Studio emulator was not found (plugin/emulator/run.mjs with node_modules)").
-		Reason("no_emulator", "run 'npm ci' in the plugin folder of the Atlas source, or set ATLAS_PLUGIN_DIR")
+	return plugin.EmulatorDir(getenv)
 }
 
 // Emulator is a running Studio emulator: the real plugin on a mock DataModel.
@@ -139,10 +117,9 @@ type EmulatorOptions struct {
 
 // StartEmulator runs `node emulator/run.mjs` and waits until it has connected.
 func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
-	node, err := exec.LookPath("node")
+	node, err := plugin.Node(ctx)
 	if err != nil {
-		return nil, errcode.New(errcode.NotFound, "node is not installed: the Studio emulator runs on Node.js").
-			Reason("no_node", "install Node.js 20 or later")
+		return nil, err
 	}
 	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", o.Place}
 	if o.Save != "" {

@@ -84,7 +84,17 @@ func emulatorPluginDir(t testing.TB) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is not installed: the emulator tests run the real plugin under Node.js 20+ (%v)", err)
 	}
-	dir, err := host.FindPluginDir(os.Getenv)
+	// The checkout's plugin/ (after 'npm ci'), so that these tests run its current files.
+	checkout, err := filepath.Abs(filepath.Join("..", "plugin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := host.FindPluginDir(func(k string) string {
+		if v := os.Getenv(k); v != "" || k != "ATLAS_PLUGIN_DIR" {
+			return v
+		}
+		return checkout
+	})
 	if err != nil {
 		t.Fatalf("the Studio emulator is not ready: %v (run 'npm ci' in plugin/)", err)
 	}

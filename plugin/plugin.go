@@ -1,6 +1,3 @@
-// Package plugin holds the Atlas Studio plugin (Luau sources in src/, embedded here),
-// and packages it as a Roblox model file: a Script "Atlas" (src/Main.server.luau) whose
-// ModuleScript children are the other modules, as Studio loads local plugins.
 package plugin
 
 import (
@@ -18,19 +15,22 @@ import (
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 )
 
-//go:embed src/*.luau
-var sources embed.FS
+// files is everything of this folder that a binary carries: the plugin's sources, and
+// the emulator with its npm packages (emulator.go).
+//
+//go:embed src/*.luau emulator/run.mjs emulator/runtime.mjs emulator/mock/*.luau npm/*.tgz npm/*.LICENSE*
+var files embed.FS
 
 // FileName is the plugin file's name in Studio's plugins folder.
 const FileName = "Atlas.rbxmx"
 
 // Model returns the plugin as an instance tree.
 func Model() (*dom.Instance, error) {
-	entries, err := fs.ReadDir(sources, "src")
+	entries, err := fs.ReadDir(files, "src")
 	if err != nil {
 		return nil, err
 	}
-	main, err := fs.ReadFile(sources, "src/Main.server.luau")
+	main, err := fs.ReadFile(files, "src/Main.server.luau")
 	if err != nil {
 		return nil, errors.New("plugin: src/Main.server.luau is missing")
 	}
@@ -44,7 +44,7 @@ func Model() (*dom.Instance, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b, err := fs.ReadFile(sources, "src/"+n)
+		b, err := fs.ReadFile(files, "src/"+n)
 		if err != nil {
 			return nil, err
 		}
