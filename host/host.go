@@ -462,7 +462,13 @@ func (h *Host) session(id string) (*bridge.Session, error) {
 	if err != nil {
 		ce := errcode.As(err)
 		if ce.Code == errcode.StudioNotConnected {
-			ce.Reason("no_studio", "open the place in Roblox Studio with the Atlas plugin, or run 'atlas serve --emulate'")
+			// This host is running, so the hint names how to restart it with the
+			// emulator: starting another host for the project would fail (E_BUSY).
+			emulate := "stop 'atlas serve' and run 'atlas serve --emulate' to use the Studio emulator"
+			if h.opts.Kind == "mcp" {
+				emulate = "restart the MCP server as 'atlas mcp --emulate' to use the Studio emulator"
+			}
+			ce.Reason("no_studio", "open the place in Roblox Studio with the Atlas plugin, or "+emulate)
 		} else if ce.Code == errcode.StudioAmbiguous {
 			ce.Reason("several_studios", "pass --session ID (see 'atlas status')")
 		}

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -67,12 +71,32 @@ func (a *app) buildCommand() *cli.Command {
 }
 
 // writeFileAtomic writes through a temp file and a rename, so a reader never sees half a file.
+// The file is created with mode 0666 less the umask (0644 usually), as any tool's output;
+// a file it replaces keeps its mode.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+	var tmp *os.File
+	for range 100 {
+		f, err := os.OpenFile(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.FormatUint(rand.Uint64(), 36)),
+			os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		tmp = f
+		break
+	}
+	if tmp == nil {
+		return fmt.Errorf("no free temp name beside %s", path)
 	}
 	defer os.Remove(tmp.Name())
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plugin"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -48,15 +49,34 @@ func (a *app) demoCommand() *cli.Command {
 	}
 }
 
-func (a *app) runDemo(ctx context.Context, dir string) error {
+func (a *app) runDemo(ctx context.Context, dir string) (err error) {
 	w := a.stdout
 	step := func(format string, args ...any) { fmt.Fprintf(w, "\n==> "+format+"\n", args...) }
+	// The emulator runs on Node.js: say so before anything is created.
+	if _, err := plugin.Node(ctx); err != nil {
+		return err
+	}
+	stateDir, err := a.stateDir()
+	if err != nil {
+		return err
+	}
+	var loc *project.Location
 	if dir == "" {
-		d, err := os.MkdirTemp("", "atlas-demo-*")
-		if err != nil {
-			return errcode.Wrap(errcode.Internal, err, "create demo folder")
+		d, mkErr := os.MkdirTemp("", "atlas-demo-*")
+		if mkErr != nil {
+			return errcode.Wrap(errcode.Internal, mkErr, "create demo folder")
 		}
 		dir = d
+		// A demo that fails leaves nothing behind: its folder and its project's state
+		// go (this runs after the host has closed). One that passes stays to be explored.
+		defer func() {
+			if err != nil {
+				os.RemoveAll(dir)
+				if loc != nil {
+					os.RemoveAll(host.ProjectStateDir(stateDir, loc.File))
+				}
+			}
+		}()
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(a.cwd, dir)
 	}
@@ -77,11 +97,7 @@ func (a *app) runDemo(ctx context.Context, dir string) error {
 			return errcode.New(errcode.Internal, "git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	loc, err := project.Locate(dir, "", repoRoot)
-	if err != nil {
-		return err
-	}
-	stateDir, err := a.stateDir()
+	loc, err = project.Locate(dir, "", repoRoot)
 	if err != nil {
 		return err
 	}

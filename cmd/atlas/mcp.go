@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/mcpserver"
+	"github.com/atlas-rbx/atlas/plugin"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -43,6 +44,11 @@ func (a *app) mcpCommand() *cli.Command {
 				}
 			}
 			if eng == nil {
+				if c.Bool("emulate") {
+					if _, err := plugin.Node(ctx); err != nil {
+						return err
+					}
+				}
 				h, err := a.startOwnHost(ctx, loc, stateDir, int(c.Int("port")), logger)
 				if err != nil {
 					return err

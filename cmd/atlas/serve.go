@@ -11,6 +11,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plugin"
 )
 
 // The emulator's flags, shared by serve and mcp.
@@ -36,6 +37,11 @@ func (a *app) serveCommand() *cli.Command {
 			stateDir, err := a.stateDir()
 			if err != nil {
 				return err
+			}
+			if c.Bool("emulate") {
+				if _, err := plugin.Node(ctx); err != nil {
+					return err
+				}
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger, Prewarm: true})
