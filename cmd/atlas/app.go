@@ -127,9 +127,15 @@ func (a *app) failWith(command string, err error, data any, warnings []string) {
 		return
 	}
 	fmt.Fprintf(a.stderr, "atlas: %s (%s)\n", ce.Message, ce.Code)
-	if next, ok := ce.Details["nextActions"].([]string); ok {
+	// Errors from the host arrive through JSON, with []any where the engine had []string.
+	switch next := ce.Details["nextActions"].(type) {
+	case []string:
 		for _, n := range next {
 			fmt.Fprintf(a.stderr, "  next: %s\n", n)
+		}
+	case []any:
+		for _, n := range next {
+			fmt.Fprintf(a.stderr, "  next: %v\n", n)
 		}
 	}
 }
