@@ -83,11 +83,32 @@ func CacheDir(getenv func(string) string) (dir string, private bool) {
 	if d := userCacheDir(getenv); d != "" {
 		return filepath.Join(d, "atlas"), false
 	}
-	name := "atlas-cache"
+	return filepath.Join(os.TempDir(), privateName(cacheFallback)), true
+}
+
+// cacheFallback names CacheDir's folder in the temp folder.
+const cacheFallback = "atlas-cache"
+
+// privateName is name with this user's id: the temp folder is shared on Unix.
+func privateName(name string) string {
 	if uid := os.Getuid(); uid >= 0 {
 		name += "-" + strconv.Itoa(uid)
 	}
-	return filepath.Join(os.TempDir(), name), true
+	return name
+}
+
+// PrivateTempDir returns a folder of this user in the temp folder (name and the user's
+// id), created with mode 0700 if missing. It refuses one that another user owns or can
+// write, where someone could plant the files that Atlas runs or read what it keeps.
+func PrivateTempDir(name string) (string, error) {
+	dir := filepath.Join(os.TempDir(), privateName(name))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := checkPrivate(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // userCacheDir is os.UserCacheDir read through getenv, or "" when there is none.
@@ -128,17 +149,13 @@ func EmulatorDir(getenv func(string) string) (string, error) {
 		return "", errcode.Wrap(errcode.Internal, err, "unpack the Studio emulator into "+root).
 			Reason("no_cache", "set "+CacheDirEnv+" to a folder you can write, and run the command again")
 	}
-	perm := os.FileMode(0o755)
 	if private {
-		perm = 0o700
+		_, err = PrivateTempDir(cacheFallback)
+	} else {
+		err = os.MkdirAll(root, 0o755)
 	}
-	if err := os.MkdirAll(root, perm); err != nil {
+	if err != nil {
 		return fail(err)
-	}
-	if private {
-		if err := checkPrivate(root); err != nil {
-			return fail(err)
-		}
 	}
 	removeStale(root)
 	tmp, err := os.MkdirTemp(root, tmpPrefix+k+"-")

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plugin"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -12,7 +15,15 @@ import (
 func (a *app) stateDir() (string, error) {
 	d, err := host.StateDir(a.getenv)
 	if err != nil {
-		return "", errcode.Wrap(errcode.Internal, err, "find the state folder")
+		// No HOME: MCP clients may start servers with a bare environment, and a server
+		// that dies before it answers shows only "connection closed".
+		tmp, terr := plugin.PrivateTempDir("atlas-state")
+		if terr != nil {
+			return "", errcode.Wrap(errcode.Internal, err, "find the state folder").
+				Reason("no_state_dir", "set ATLAS_STATE_DIR (or HOME)")
+		}
+		fmt.Fprintf(a.stderr, "atlas: %v; keeping state in %s\n", err, tmp)
+		return tmp, nil
 	}
 	return d, nil
 }

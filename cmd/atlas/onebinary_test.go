@@ -125,12 +125,15 @@ func (x *oneBinary) testMCPEmulate(t *testing.T) {
 			d, _ := plugin.CacheDir(func(k string) string { return envValue(env, k) })
 			return d
 		}},
+		// With no HOME the state goes to a private folder of the temp folder, which
+		// TMPDIR keeps inside the test's.
 		{"no HOME, cache override", func(t *testing.T) []string {
-			return []string{"PATH=" + x.path, "ATLAS_STATE_DIR=" + t.TempDir(), "ATLAS_CACHE_DIR=" + t.TempDir()}
+			tmp := t.TempDir()
+			return []string{"PATH=" + x.path, "ATLAS_CACHE_DIR=" + t.TempDir(), "TMPDIR=" + tmp, "TEMP=" + tmp, "TMP=" + tmp}
 		}, func(env []string) string { return envValue(env, "ATLAS_CACHE_DIR") }},
 		{"no HOME, no cache folder", func(t *testing.T) []string {
 			tmp := t.TempDir()
-			return []string{"PATH=" + x.path, "ATLAS_STATE_DIR=" + t.TempDir(), "TMPDIR=" + tmp, "TEMP=" + tmp, "TMP=" + tmp}
+			return []string{"PATH=" + x.path, "TMPDIR=" + tmp, "TEMP=" + tmp, "TMP=" + tmp}
 		}, func(env []string) string {
 			name := "atlas-cache" // the child runs as this user
 			if uid := os.Getuid(); uid >= 0 {
@@ -180,6 +183,15 @@ func (x *oneBinary) testMCPEmulate(t *testing.T) {
 			key, _ := plugin.EmulatorKey()
 			if got := emulatorDirs(t, tt.cache(env)); !slices.Contains(got, key) {
 				t.Errorf("%s holds %v, want %s", tt.cache(env), got, key)
+			}
+			if envValue(env, "HOME") == "" {
+				state := filepath.Join(envValue(env, "TMPDIR"), "atlas-state")
+				if uid := os.Getuid(); uid >= 0 {
+					state += "-" + strconv.Itoa(uid)
+				}
+				if _, err := os.Stat(filepath.Join(state, "projects")); err != nil {
+					t.Errorf("no state in the temp folder: %v\n%s", err, stderr.String())
+				}
 			}
 		})
 	}
