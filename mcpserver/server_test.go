@@ -7,13 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/mcpserver"
 )
@@ -24,7 +27,13 @@ var updateSnaps = flag.Bool("update", false, "rewrite the tool schema snapshots"
 func connect(t *testing.T, mutate func(*bridgetest.Place)) (*hosttest.Env, *mcp.ClientSession) {
 	t.Helper()
 	e := hosttest.Start(t, nil, mutate)
-	srv := mcpserver.New(e.Host, "test")
+	return e, connectTo(t, e.Host)
+}
+
+// connectTo serves eng over in-memory transports and connects the go-sdk client.
+func connectTo(t *testing.T, eng host.Engine) *mcp.ClientSession {
+	t.Helper()
+	srv := mcpserver.New(eng, "test")
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -38,7 +47,7 @@ func connect(t *testing.T, mutate func(*bridgetest.Place)) (*hosttest.Env, *mcp.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return e, cs
+	return cs
 }
 
 // env is the envelope as a client sees it.
@@ -47,6 +56,7 @@ type env struct {
 	OK            bool            `json:"ok"`
 	Command       string          `json:"command"`
 	Data          json.RawMessage `json:"data"`
+	Warnings      []string        `json:"warnings"`
 	Errors        []struct {
 		Code    string         `json:"code"`
 		Message string         `json:"message"`
@@ -54,12 +64,80 @@ type env struct {
 	} `json:"errors"`
 }
 
+// schemas holds, per tool, the outputSchema a client gets from tools/list and the
+// closed one (every struct with additionalProperties: false), which also finds a
+// field the schema does not declare.
+var schemas struct {
+	sync.Mutex
+	published, closed map[string]*jsonschema.Resolved
+}
+
+// checkOutput validates a tool result's structured content against the tool's
+// outputSchema, as published and closed.
+func checkOutput(t *testing.T, cs *mcp.ClientSession, name string, structured any) {
+	t.Helper()
+	schemas.Lock()
+	defer schemas.Unlock()
+	if schemas.published == nil {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas.published, schemas.closed = map[string]*jsonschema.Resolved{}, map[string]*jsonschema.Resolved{}
+		for _, tool := range res.Tools {
+			schemas.published[tool.Name] = resolve(t, tool.OutputSchema)
+		}
+		for n, s := range mcpserver.ClosedOutputSchemas() {
+			schemas.closed[n] = resolve(t, s)
+		}
+	}
+	b, err := json.Marshal(structured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, m := range map[string]map[string]*jsonschema.Resolved{"published": schemas.published, "closed": schemas.closed} {
+		rs := m[name]
+		if rs == nil {
+			t.Fatalf("%s: no %s output schema", name, kind)
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.Validate(&v); err != nil {
+			t.Fatalf("%s: structured content does not match the %s outputSchema: %v\n%s", name, kind, err, b)
+		}
+	}
+}
+
+// resolve reads a JSON Schema from any JSON-shaped value.
+func resolve(t *testing.T, v any) *jsonschema.Resolved {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("schema does not resolve: %v\n%s", err, b)
+	}
+	return rs
+}
+
+// call calls a tool and returns its result and envelope, after checking that the
+// structured content is the envelope, valid against the tool's outputSchema, and
+// that the text carries the same envelope.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, env) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	checkOutput(t, cs, name, res.StructuredContent)
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
@@ -75,10 +153,27 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 		t.Fatalf("%s: isError=%v but ok=%v", name, res.IsError, e.OK)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if !strings.Contains(text, `"schemaVersion":1`) {
-		t.Fatalf("%s: text content does not carry the envelope: %s", name, text)
+	if i := strings.Index(text, "<json>"); i >= 0 {
+		text = strings.TrimSuffix(text[i+len("<json>"):], "</json>")
+	}
+	var fromText any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("%s: text content does not carry the envelope: %v: %s", name, err, text)
+	}
+	if a, _ := json.Marshal(fromText); string(a) != canon(t, b) {
+		t.Fatalf("%s: text and structured content differ:\n%s\n%s", name, a, b)
 	}
 	return res, e
+}
+
+func canon(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
 }
 
 func code(e env) string {
@@ -110,7 +205,7 @@ func TestToolSchemasSnapshot(t *testing.T) {
 	var got []string
 	for _, tool := range res.Tools {
 		got = append(got, tool.Name)
-		b, _ := json.MarshalIndent(map[string]any{"name": tool.Name, "description": tool.Description, "annotations": tool.Annotations, "inputSchema": tool.InputSchema}, "", "  ")
+		b, _ := json.MarshalIndent(tool, "", "  ")
 		path := filepath.Join("testdata", "toolsnaps", tool.Name+".snap")
 		if *updateSnaps {
 			if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
