@@ -165,7 +165,7 @@ func TestAtlasSyncFailedPreconditions(t *testing.T) {
 		got[f.ID+" "+f.Field] = f.Expected + " → " + actual
 	}
 	wantFailures := map[string]string{
-		main.ID + " studioHash":            wrong + " → " + *main.StudioHash,
+		main.ID + " studioHash":           wrong + " → " + *main.StudioHash,
 		spawn.ID + " properties.Anchored": `{"Bool":true} → {"Bool":false}`,
 	}
 	if len(got) != len(wantFailures) {
