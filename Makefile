@@ -1,14 +1,21 @@
 # Atlas: the two commands of the README are `make demo` and `make test`.
 GO ?= go
 
-.PHONY: all build deps demo test test-go test-plugin vet bench fuzz
+.PHONY: all build deps e2e-deps demo test test-go test-plugin vet bench fuzz
 
 all: build
 
 deps:
 	$(GO) mod download
 	cd plugin && npm ci --no-audit --no-fund
-	cd e2e && npm ci --no-audit --no-fund
+
+# The MCP clients of the end-to-end tests (the TypeScript SDK, the MCP Inspector)
+# run on a Node 22 that e2e/node fetches from the npm registry, whatever Node the
+# machine has; their npm ci runs on it too, so that their engines are met.
+E2E_NODE_BIN = $(CURDIR)/e2e/node/node_modules/.bin
+e2e-deps:
+	cd e2e/node && npm ci --no-audit --no-fund
+	cd e2e && PATH="$(E2E_NODE_BIN):$$PATH" npm ci --no-audit --no-fund
 
 build:
 	$(GO) build -o atlas ./cmd/atlas
@@ -27,7 +34,7 @@ test-go:
 test-plugin:
 	cd plugin && npm test
 
-test: deps vet test-go test-plugin
+test: deps e2e-deps vet test-go test-plugin
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./gitblob/ ./project/ ./plan/ ./bridge/ ./host/
