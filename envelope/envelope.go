@@ -1,5 +1,3 @@
-// Package envelope is the JSON envelope every --json output and every MCP result
-// carries: {"schemaVersion":1,"ok":…,"command":…,"data":…,"warnings":[…],"errors":[…]}.
 package envelope
 
 import (
@@ -39,12 +37,13 @@ func OK(command string, data any, warnings []string) *Envelope {
 	return &Envelope{SchemaVersion: SchemaVersion, OK: true, Command: command, Data: data, Warnings: warnings, Errors: []Problem{}}
 }
 
-// Fail returns an envelope for err; data may carry partial results (or be nil).
+// Fail returns an envelope for err; data may carry partial results, or be nil for
+// none (JSON null, as over MCP).
 func Fail(command string, err error, data any, warnings []string) *Envelope {
-	e := OK(command, data, warnings)
-	e.OK = false
-	e.Errors = []Problem{problemOf(err)}
-	return e
+	if warnings == nil {
+		warnings = []string{}
+	}
+	return &Envelope{SchemaVersion: SchemaVersion, OK: false, Command: command, Data: data, Warnings: warnings, Errors: []Problem{problemOf(err)}}
 }
 
 // problemOf describes err, with details that always carry reasonCode and nextActions.

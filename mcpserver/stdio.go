@@ -26,7 +26,8 @@ const MaxMessageBytes = MaxArgumentBytes + 1<<20
 //     (MCP 2025-06-18 and later have none), or a line longer than MaxMessageBytes:
 //     -32600 (invalid request), with the request's id when it has a valid one.
 //
-// Blank lines are skipped. The session ends when Reader reaches its end.
+// Blank lines are skipped. The session ends when Reader reaches its end, once every
+// request read before it is answered (the SDK would cancel them).
 type LineTransport struct {
 	Reader io.Reader
 	Writer io.Writer
@@ -34,7 +35,9 @@ type LineTransport struct {
 
 // Connect implements mcp.Transport.
 func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{w: t.Writer, incoming: make(chan jsonrpc.Message), closed: make(chan struct{}), done: make(chan struct{})}
+	c := &lineConn{w: t.Writer, incoming: make(chan jsonrpc.Message), closed: make(chan struct{}), done: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, idle: make(chan struct{})}
+	close(c.idle)
 	go c.readLoop(t.Reader)
 	return c, nil
 }
@@ -48,6 +51,35 @@ type lineConn struct {
 	done      chan struct{} // closed when the reader ends
 	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]bool // requests read and not answered yet
+	idle    chan struct{}       // closed while none is pending
+}
+
+// track notes a request read, untrack its answer.
+func (c *lineConn) track(msg jsonrpc.Message) {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.pending) == 0 {
+			c.idle = make(chan struct{})
+		}
+		c.pending[req.ID] = true
+	}
+}
+
+func (c *lineConn) untrack(msg jsonrpc.Message) {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.pending[resp.ID] {
+			delete(c.pending, resp.ID)
+			if len(c.pending) == 0 {
+				close(c.idle)
+			}
+		}
+	}
 }
 
 func (c *lineConn) readLoop(r io.Reader) {
@@ -161,12 +193,23 @@ func (c *lineConn) writeLine(b []byte) error {
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.incoming:
+		c.track(msg)
 		return msg, nil
 	case <-c.done:
-		if c.readErr == nil || errors.Is(c.readErr, io.EOF) {
-			return nil, io.EOF
+		if c.readErr != nil && !errors.Is(c.readErr, io.EOF) {
+			return nil, c.readErr
 		}
-		return nil, c.readErr
+		// The end of the input ends the session, after the answers to what was read.
+		c.mu.Lock()
+		idle := c.idle
+		c.mu.Unlock()
+		select {
+		case <-idle:
+		case <-c.closed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return nil, io.EOF
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -183,7 +226,9 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	return c.writeLine(b)
+	err = c.writeLine(b)
+	c.untrack(msg)
+	return err
 }
 
 // Close implements mcp.Connection. The reader is left to end with its input:

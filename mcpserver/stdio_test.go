@@ -227,3 +227,35 @@ func TestNewProtocolProbeIsRefused(t *testing.T) {
 		t.Fatalf("initialize after the probe: %s", v)
 	}
 }
+
+// TestEndOfInputAnswersWhatWasRead: input that ends right after its requests still
+// gets every answer before the session ends.
+func TestEndOfInputAnswersWhatWasRead(t *testing.T) {
+	for range 5 {
+		c := serveLines(t)
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"atlas_sync","arguments":{"mode":1}}}`)
+		c.in.Close()
+		ids := map[string]bool{}
+		for range 3 {
+			m := c.next()
+			if m["result"] == nil {
+				t.Fatalf("not a result: %s", mustMarshal(m))
+			}
+			ids[string(m["id"])] = true
+		}
+		if !ids["1"] || !ids["2"] || !ids["3"] {
+			t.Fatalf("answered %v, want 1, 2 and 3", ids)
+		}
+		select {
+		case err := <-c.done:
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the server did not stop at the end of its input")
+		}
+	}
+}
