@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +145,11 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 	if err != nil {
 		t.Fatal(err)
 	}
+	var v any
+	json.Unmarshal(b, &v)
+	if p := emptyString(v, ""); p != "" && !strings.HasPrefix(p, "/data/output/") {
+		t.Fatalf("%s: %s is \"\" (a field that does not apply is null or absent): %s", name, p, b)
+	}
 	var e env
 	if err := json.Unmarshal(b, &e); err != nil {
 		t.Fatalf("%s: structured content is not an envelope: %s", name, b)
@@ -165,6 +172,29 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 		t.Fatalf("%s: text and structured content differ:\n%s\n%s", name, a, b)
 	}
 	return res, e
+}
+
+// emptyString returns the path of the first "" in a decoded JSON value, or "".
+func emptyString(v any, path string) string {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return path + "/"
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p := emptyString(x[k], path+"/"+k); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p := emptyString(e, fmt.Sprintf("%s/%d", path, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 func canon(t *testing.T, b []byte) string {

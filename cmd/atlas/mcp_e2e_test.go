@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -634,6 +635,32 @@ func validateAgainst(t *testing.T, tool string, rs *jsonschema.Resolved, structu
 	if err := rs.Validate(&v); err != nil {
 		t.Fatalf("%s: structured content does not match the outputSchema: %v\n%s", tool, err, structured)
 	}
+	if p := emptyString(v, ""); p != "" && !strings.HasPrefix(p, "/data/output/") {
+		t.Fatalf("%s: %s is \"\" (a field that does not apply is null or absent): %s", tool, p, structured)
+	}
+}
+
+// emptyString returns the path of the first "" in a decoded JSON value, or "".
+func emptyString(v any, path string) string {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return path + "/"
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p := emptyString(x[k], path+"/"+k); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p := emptyString(e, fmt.Sprintf("%s/%d", path, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // waitSession polls studio_status until one Studio session is connected.
