@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 )
 
@@ -320,7 +321,11 @@ func toolResult(t *testing.T, r inspected) e2eEnvelope {
 		t.Fatalf("content is not one text: %s", r.stdout)
 	}
 	var fromText, fromStructured any
-	if err := json.Unmarshal([]byte(res.Content[0].Text), &fromText); err != nil {
+	text := res.Content[0].Text
+	if i := strings.Index(text, "\n<json>"); i >= 0 && strings.HasSuffix(text, "</json>") {
+		text = text[i+len("\n<json>") : len(text)-len("</json>")] // after a summary for people
+	}
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
 		t.Fatalf("the text is not the envelope: %v: %s", err, res.Content[0].Text)
 	}
 	json.Unmarshal(res.StructuredContent, &fromStructured)
@@ -516,6 +521,38 @@ func (x *e2e) testInspector(t *testing.T) {
 	}
 	if e := toolResult(t, r); len(e.Errors) != 1 || e.Errors[0].Code != "E_CONFIRM_TOKEN_REPLAYED" {
 		t.Fatalf("replay: %+v", e)
+	}
+
+	// atlas_sync through the running host: a fastfail whose override's studioHash
+	// no longer holds leaves the change unresolved, lists the failure, and writes
+	// nothing.
+	const v3 = "print(\"version three\")\n"
+	hosttest.Write(t, dir, "src/server/Main.server.luau", v3)
+	stale := mustJSON(t, map[string]any{"mode": "fastfail", "overrides": []map[string]any{{"id": c.ID, "direction": "push", "studioHash": c.StudioHash}}})
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "atlas_sync", "--tool-args-json", stale)
+	if r.code != 5 {
+		t.Fatalf("atlas_sync fastfail with a stale hash exited %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	ff := toolResult(t, r)
+	var sd struct {
+		Status     string   `json:"status"`
+		Unresolved []string `json:"unresolved"`
+		Failures   []struct {
+			ID       string  `json:"id"`
+			Field    string  `json:"field"`
+			Expected string  `json:"expected"`
+			Actual   *string `json:"actual"`
+		} `json:"failures"`
+	}
+	if err := json.Unmarshal(ff.Data, &sd); err != nil || len(ff.Errors) != 1 || ff.Errors[0].Code != "E_UNRESOLVED" ||
+		ff.Errors[0].Details["reasonCode"] != "fastfail_unresolved" || sd.Status != "fastfail_unresolved" ||
+		!slices.Equal(sd.Unresolved, []string{c.ID}) || len(sd.Failures) != 1 || sd.Failures[0].Field != "studioHash" ||
+		sd.Failures[0].Expected != c.StudioHash || sd.Failures[0].Actual == nil || *sd.Failures[0].Actual != gitblob.Hash([]byte(v2)) {
+		t.Fatalf("atlas_sync fastfail with a stale hash: %v %+v %s", err, ff.Errors, ff.Data)
+	}
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "get_script", "--tool-arg", "id="+c.ID)
+	if got := decode[scriptOf](t, toolResult(t, r)); got.Source != v2 {
+		t.Fatalf("a refused atlas_sync wrote Studio: %q", got.Source)
 	}
 }
 
