@@ -2,8 +2,13 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plan"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,4 +81,33 @@ func TestNilSlicesGoOutAsEmpty(t *testing.T) {
 	if got := string(clean.StructuredContent.(json.RawMessage)); !strings.Contains(got, `"data":{"items":[],"names":["a"],"byName":{},"note":null}`) {
 		t.Fatalf("structured content %s", got)
 	}
+}
+
+// BenchmarkReplyPlan measures building sync_plan's result for 10,000 changes: the
+// envelope's encoding and the walk that looks for nil slices and maps.
+func BenchmarkReplyPlan(b *testing.B) {
+	schema, err := outputSchema[host.PlanData](false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &host.PlanData{PlanHash: "sha256:x", ConfirmToken: "t", Changes: make([]*plan.Change, 10000)}
+	for i := range d.Changes {
+		d.Changes[i] = &plan.Change{ID: fmt.Sprintf("%032x", i), Path: "ServerScriptService/S" + fmt.Sprint(i), ClassName: "Script",
+			PatchType: plan.Edit, Direction: plan.Push, DefaultSelection: plan.Push, Reason: plan.DiskChanged,
+			StudioHash: strings.Repeat("a", 40), DiskHash: strings.Repeat("b", 40), BaseHash: strings.Repeat("a", 40),
+			FsPath: "src/server/S.server.luau", Fields: []string{"Source"}, Properties: map[string]plan.PropertyDiff{}}
+	}
+	b.Run("reply", func(b *testing.B) {
+		for b.Loop() {
+			replyAs("sync.plan", result[host.PlanData]{data: d}, schema)
+		}
+	})
+	b.Run("nil walk only", func(b *testing.B) {
+		e := reflect.ValueOf(d)
+		for b.Loop() {
+			if nilsInside(e) {
+				b.Fatal("nil found")
+			}
+		}
+	})
 }

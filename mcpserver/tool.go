@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -136,23 +137,17 @@ func replyAs[T any](command string, r result[T], schema *jsonschema.Schema) *mcp
 // nilsInside reports whether v holds a nil slice or map that JSON writes as null
 // (a field without omitempty or omitzero).
 func nilsInside(v reflect.Value) bool {
+	if !mayHoldNils(v.Type()) {
+		return false
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		return !v.IsNil() && nilsInside(v.Elem())
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if !f.IsExported() || tag == "-" {
-				continue
-			}
-			fv := v.Field(i)
-			if (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.IsNil() {
-				if _, opts, _ := strings.Cut(tag, ","); !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
-					return true
-				}
-				continue
+		for _, f := range fieldChecks(v.Type()) {
+			fv := v.Field(f.index)
+			if f.nilable && fv.IsNil() {
+				return true
 			}
 			if nilsInside(fv) {
 				return true
@@ -172,6 +167,61 @@ func nilsInside(v reflect.Value) bool {
 		}
 	}
 	return false
+}
+
+// fieldCheck is a struct field JSON writes that may hold a nil slice or map.
+type fieldCheck struct {
+	index   int
+	nilable bool // a slice or map without omitempty or omitzero
+}
+
+var (
+	mayHoldCache sync.Map // reflect.Type → bool
+	fieldsCache  sync.Map // reflect.Type → []fieldCheck
+)
+
+// mayHoldNils reports whether a value of t can hold a slice or map that JSON
+// writes; the walk skips the rest (strings, numbers, tagged values, …).
+func mayHoldNils(t reflect.Type) bool {
+	if b, ok := mayHoldCache.Load(t); ok {
+		return b.(bool)
+	}
+	mayHoldCache.Store(t, false) // a recursive type: assume no until known
+	var b bool
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Array:
+		b = mayHoldNils(t.Elem())
+	case reflect.Slice, reflect.Map:
+		b = true
+	case reflect.Struct:
+		b = len(fieldChecks(t)) > 0
+	}
+	mayHoldCache.Store(t, b)
+	return b
+}
+
+// fieldChecks lists the fields of struct type t that the walk looks at.
+func fieldChecks(t reflect.Type) []fieldCheck {
+	if fc, ok := fieldsCache.Load(t); ok {
+		return fc.([]fieldCheck)
+	}
+	var out []fieldCheck
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		_, opts, _ := strings.Cut(tag, ",")
+		omitted := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		k := f.Type.Kind()
+		nilable := (k == reflect.Slice || k == reflect.Map) && !omitted
+		if nilable || mayHoldNils(f.Type) {
+			out = append(out, fieldCheck{index: i, nilable: nilable})
+		}
+	}
+	fieldsCache.Store(t, out)
+	return out
 }
 
 // fillNils replaces, in a decoded JSON value, each null that schema says is an
