@@ -259,3 +259,23 @@ func TestAtlasSyncReviewShowsFailedOverridesUnresolved(t *testing.T) {
 		})
 	}
 }
+
+// TestNullHashIsNoCheck: an override may copy a plan's null hash; it checks nothing.
+func TestNullHashIsNoCheck(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/server/New.server.luau", "print('new')\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 || p.Changes[0].StudioHash != nil {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
+		"overrides": []map[string]any{{"id": p.Changes[0].ID, "direction": "push", "studioHash": nil, "diskHash": p.Changes[0].DiskHash}}})
+	if !ae.OK {
+		t.Fatalf("apply with a null studioHash: %+v", ae.Errors)
+	}
+	if e.Plugin.Place().Find("ServerScriptService", "New") == nil {
+		t.Error("the new script is not in Studio")
+	}
+}

@@ -62,9 +62,16 @@ func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 	}
 }
 
-// overrideDirections lists the directions an override may take.
+// overrideDirections lists the directions an override may take, and lets its
+// hashes be null (no check, as when left out: what a plan shows where there is no
+// script).
 func overrideDirections(s *jsonschema.Schema) {
-	s.Properties["overrides"].Items.Properties["direction"].Enum = []any{plan.Push, plan.Pull, plan.Skip}
+	o := s.Properties["overrides"].Items.Properties
+	o["direction"].Enum = []any{plan.Push, plan.Pull, plan.Skip}
+	for _, name := range []string{"studioHash", "diskHash"} {
+		o[name] = &jsonschema.Schema{Description: o[name].Description + "; null or left out: no check",
+			AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "null"}}}
+	}
 }
 
 // sizeGuard refuses oversized tool arguments before they are decoded.
