@@ -276,7 +276,12 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 func checkOverride(c *plan.Change, o Override) []map[string]any {
 	var out []map[string]any
 	fail := func(field, expected, actual string) {
-		out = append(out, map[string]any{"id": c.ID, "field": field, "expected": expected, "actual": actual})
+		// A hash that does not apply (no script on that side) is null, never "".
+		var got any = actual
+		if actual == "" {
+			got = nil
+		}
+		out = append(out, map[string]any{"id": c.ID, "field": field, "expected": expected, "actual": got})
 	}
 	if o.StudioHash != nil && *o.StudioHash != c.StudioHash {
 		fail("studioHash", *o.StudioHash, c.StudioHash)

@@ -72,8 +72,8 @@ type PlanRequest struct {
 
 // BaseData is the base commit of a plan.
 type BaseData struct {
-	Commit string `json:"commit"`
-	Ref    string `json:"ref"`
+	Commit string `json:"commit,omitempty"` // absent without a base commit
+	Ref    string `json:"ref,omitempty"`
 }
 
 // ChangeSources are the texts of a script change, for diffs.
@@ -121,7 +121,7 @@ type ScriptRequest struct {
 // ScriptData is a script as Studio has it.
 type ScriptData struct {
 	ID           string `json:"id"`
-	FsPath       string `json:"fsPath"`
+	FsPath       string `json:"fsPath,omitempty"` // absent for a script no file makes
 	InstancePath string `json:"instancePath"`
 	ClassName    string `json:"className"`
 	Source       string `json:"source"`
@@ -163,7 +163,7 @@ type DriftData struct {
 	Changes   []*plan.Change `json:"changes"`
 	// Blocking are the drifted changes touching files being committed (--staged).
 	Blocking []string    `json:"blocking"`
-	Session  SessionData `json:"session"`
+	Session  SessionData `json:"session,omitzero"` // absent when no Studio is connected
 	Message  string      `json:"message,omitempty"`
 }
 

@@ -27,11 +27,14 @@ is open. Returns source, studioHash (git blob SHA-1 of the source: pass it as th
 studioHash when you apply), className, instancePath, id, fsPath, isDraft.
 Errors: E_NOT_FOUND, E_NOT_A_SCRIPT; an fsPath outside the project is refused.`
 
-const descAtlasSync = `Sync in one step. mode: dryrun (plan only, nothing written); fastfail (apply if
-every change resolves by default or by your overrides, else status fastfail_unresolved with the full
-change list); standard (apply if every change resolves, otherwise show the plan in Studio's review
-panel and wait for the person); manual (always ask the person in Studio). Statuses: success, empty,
-dryrun, fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
+const descAtlasSync = `Sync in one step. mode (default standard): dryrun (plan only, nothing written);
+fastfail (apply if every change resolves by default or by your overrides; otherwise nothing is
+written and the result is an error, E_UNRESOLVED with reasonCode fastfail_unresolved, whose data
+still lists every change, the unresolved ids and each failed override precondition); standard
+(apply if every change resolves, otherwise show the plan in Studio's review panel and wait for the
+person); manual (always ask the person in Studio). An override whose studioHash, diskHash or
+expectedProperties no longer hold leaves its change unresolved. Statuses: success, empty, dryrun,
+fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
 
 const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed
 (print, warn, error) and returned. A script error is returned as data (success: false), not as a

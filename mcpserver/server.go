@@ -6,40 +6,72 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atlas-rbx/atlas/apply"
-	"github.com/atlas-rbx/atlas/envelope"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // MaxArgumentBytes caps the arguments of one tool call.
 const MaxArgumentBytes = 4 << 20
 
+// ProtocolVersions are the MCP revisions Atlas speaks, newest first. They are the
+// revisions with the initialize handshake; an initialize asking for any other is
+// answered with the first, the newest (as the MCP lifecycle asks).
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
 // New returns an MCP server whose tools call eng.
 func New(eng host.Engine, version string) *mcp.Server {
+	s, _ := newServer(eng, version)
+	return s
+}
+
+func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "atlas", Title: "Atlas: Roblox Studio ⇄ git sync", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions:              instructions,
+		SupportedProtocolVersions: ProtocolVersions,
 	})
 	t := &tools{eng: eng}
 	s.AddReceivingMiddleware(sizeGuard)
 	no, yes := false, true
-	mcp.AddTool(s, &mcp.Tool{Name: "sync_plan", Description: descPlan,
-		Annotations: &mcp.ToolAnnotations{Title: "Plan a sync", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.syncPlan)
-	mcp.AddTool(s, &mcp.Tool{Name: "sync_apply", Description: descApply,
-		Annotations: &mcp.ToolAnnotations{Title: "Apply a planned sync", DestructiveHint: &yes, OpenWorldHint: &no}}, t.syncApply)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_script", Description: descGetScript,
-		Annotations: &mcp.ToolAnnotations{Title: "Read a script in Studio", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.getScript)
-	mcp.AddTool(s, &mcp.Tool{Name: "atlas_sync", Description: descAtlasSync,
-		Annotations: &mcp.ToolAnnotations{Title: "Sync in one step", DestructiveHint: &yes, OpenWorldHint: &no}}, t.atlasSync)
-	mcp.AddTool(s, &mcp.Tool{Name: "run_code", Description: descRunCode,
-		Annotations: &mcp.ToolAnnotations{Title: "Run Luau in Studio", DestructiveHint: &yes, OpenWorldHint: &no}}, t.runCode)
-	mcp.AddTool(s, &mcp.Tool{Name: "studio_status", Description: descStatus,
-		Annotations: &mcp.ToolAnnotations{Title: "Studio connection status", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.studioStatus)
-	mcp.AddTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
-		Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}}, t.drift)
-	return s
+	return s, []registered{
+		addTool(s, &mcp.Tool{Name: "sync_plan", Description: descPlan,
+			Annotations: &mcp.ToolAnnotations{Title: "Plan a sync", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
+			"sync.plan", nil, t.syncPlan),
+		addTool(s, &mcp.Tool{Name: "sync_apply", Description: descApply,
+			Annotations: &mcp.ToolAnnotations{Title: "Apply a planned sync", DestructiveHint: &yes, OpenWorldHint: &no}},
+			"sync.apply", overrideDirections, t.syncApply),
+		addTool(s, &mcp.Tool{Name: "get_script", Description: descGetScript,
+			Annotations: &mcp.ToolAnnotations{Title: "Read a script in Studio", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
+			"script.get", nil, t.getScript),
+		addTool(s, &mcp.Tool{Name: "atlas_sync", Description: descAtlasSync,
+			Annotations: &mcp.ToolAnnotations{Title: "Sync in one step", DestructiveHint: &yes, OpenWorldHint: &no}},
+			"atlas_sync", syncModes, t.atlasSync),
+		addTool(s, &mcp.Tool{Name: "run_code", Description: descRunCode,
+			Annotations: &mcp.ToolAnnotations{Title: "Run Luau in Studio", DestructiveHint: &yes, OpenWorldHint: &no}},
+			"studio.exec", nil, t.runCode),
+		addTool(s, &mcp.Tool{Name: "studio_status", Description: descStatus,
+			Annotations: &mcp.ToolAnnotations{Title: "Studio connection status", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
+			"status", nil, t.studioStatus),
+		addTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
+			Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
+			"drift", nil, t.drift),
+	}
+}
+
+// overrideDirections lists the directions an override may take, and lets its
+// hashes be null (no check, as when left out: what a plan shows where there is no
+// script).
+func overrideDirections(s *jsonschema.Schema) {
+	o := s.Properties["overrides"].Items.Properties
+	o["direction"].Enum = []any{plan.Push, plan.Pull, plan.Skip}
+	for _, name := range []string{"studioHash", "diskHash"} {
+		o[name] = &jsonschema.Schema{Description: o[name].Description + "; null or left out: no check",
+			AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "null"}}}
+	}
 }
 
 // sizeGuard refuses oversized tool arguments before they are decoded.
@@ -49,8 +81,7 @@ func sizeGuard(next mcp.MethodHandler) mcp.MethodHandler {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
 				err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
 					Reason("payload_too_large", "send less: split the work into several calls")
-				env := envelope.Fail(commandOf(p.Name), err, nil, nil)
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}, StructuredContent: env}, nil
+				return reply(commandOf(p.Name), result[struct{}]{err: err}), nil
 			}
 		}
 		return next(ctx, method, req)
@@ -75,34 +106,18 @@ func commandOf(tool string) string {
 
 type tools struct{ eng host.Engine }
 
-// reply builds a tool result whose structured content is the envelope and whose
-// text is the same envelope (after an optional human summary).
-func reply(command string, data any, warnings []string, err error, summary string) (*mcp.CallToolResult, *envelope.Envelope, error) {
-	var env *envelope.Envelope
-	if err != nil {
-		env = envelope.Fail(command, err, data, warnings)
-	} else {
-		env = envelope.OK(command, data, warnings)
-	}
-	text := string(env.Marshal())
-	if summary != "" {
-		text = summary + "\n<json>" + text + "</json>"
-	}
-	return &mcp.CallToolResult{IsError: err != nil, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, env, nil
-}
-
 // PlanIn is sync_plan's input.
 type PlanIn struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id from studio_status; omit when one Studio is connected"`
 	Base      string `json:"base,omitempty" jsonschema:"git revision to compare against (default HEAD)"`
 }
 
-func (t *tools) syncPlan(ctx context.Context, _ *mcp.CallToolRequest, in PlanIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) syncPlan(ctx context.Context, in PlanIn) result[host.PlanData] {
 	d, err := t.eng.Plan(ctx, host.PlanRequest{SessionID: in.SessionID, Base: in.Base})
 	if err != nil {
-		return reply("sync.plan", nil, nil, err, "")
+		return result[host.PlanData]{err: err}
 	}
-	return reply("sync.plan", d, d.Warnings, nil, "")
+	return result[host.PlanData]{data: d, warnings: d.Warnings}
 }
 
 // ApplyIn is sync_apply's input.
@@ -114,17 +129,17 @@ type ApplyIn struct {
 	SessionID      string     `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
-func (t *tools) syncApply(ctx context.Context, _ *mcp.CallToolRequest, in ApplyIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) syncApply(ctx context.Context, in ApplyIn) result[host.ApplyData] {
 	if !in.Yes {
 		err := errcode.New(errcode.ConfirmRequired, "sync_apply writes Studio and disk: call it with yes: true after inspecting the plan").
 			Reason("confirm_required", "inspect the plan from sync_plan, then call sync_apply with yes: true and its confirmToken")
-		return reply("sync.apply", nil, nil, err, "")
+		return result[host.ApplyData]{err: err}
 	}
 	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: convert(in.Overrides), SkipUnresolved: in.SkipUnresolved})
 	if err != nil {
-		return reply("sync.apply", nil, nil, err, "")
+		return result[host.ApplyData]{err: err}
 	}
-	return reply("sync.apply", d, nil, nil, "")
+	return result[host.ApplyData]{data: d}
 }
 
 // Override is one per-change direction with optional preconditions.
@@ -160,16 +175,16 @@ type ScriptIn struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
-func (t *tools) getScript(ctx context.Context, _ *mcp.CallToolRequest, in ScriptIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) getScript(ctx context.Context, in ScriptIn) result[host.ScriptData] {
 	if (in.ID == "") == (in.FsPath == "") {
 		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass id (from a plan) or fsPath")
-		return reply("script.get", nil, nil, err, "")
+		return result[host.ScriptData]{err: err}
 	}
 	d, err := t.eng.Script(ctx, host.ScriptRequest{SessionID: in.SessionID, ID: in.ID, FsPath: in.FsPath, Draft: in.FromDraft})
 	if err != nil {
-		return reply("script.get", nil, nil, err, "")
+		return result[host.ScriptData]{err: err}
 	}
-	return reply("script.get", d, nil, nil, "")
+	return result[host.ScriptData]{data: d}
 }
 
 // RunIn is run_code's input.
@@ -178,26 +193,26 @@ type RunIn struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
-func (t *tools) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) runCode(ctx context.Context, in RunIn) result[host.ExecData] {
 	if strings.TrimSpace(in.Code) == "" {
-		return reply("studio.exec", nil, nil, errcode.New(errcode.BadRequest, "code is empty").Reason("bad_request", "pass Luau code"), "")
+		return result[host.ExecData]{err: errcode.New(errcode.BadRequest, "code is empty").Reason("bad_request", "pass Luau code")}
 	}
 	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
 	if err != nil {
-		return reply("studio.exec", nil, nil, err, "")
+		return result[host.ExecData]{err: err}
 	}
-	return reply("studio.exec", d, nil, nil, "")
+	return result[host.ExecData]{data: d}
 }
 
 // StatusIn is studio_status's input (none).
 type StatusIn struct{}
 
-func (t *tools) studioStatus(ctx context.Context, _ *mcp.CallToolRequest, _ StatusIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) studioStatus(ctx context.Context, _ StatusIn) result[host.StatusData] {
 	d, err := t.eng.Status(ctx)
 	if err != nil {
-		return reply("status", nil, nil, err, "")
+		return result[host.StatusData]{err: err}
 	}
-	return reply("status", d, nil, nil, "")
+	return result[host.StatusData]{data: d}
 }
 
 // DriftIn is drift's input.
@@ -206,10 +221,10 @@ type DriftIn struct {
 	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
 }
 
-func (t *tools) drift(ctx context.Context, _ *mcp.CallToolRequest, in DriftIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
+func (t *tools) drift(ctx context.Context, in DriftIn) result[host.DriftData] {
 	d, err := t.eng.Drift(ctx, host.DriftRequest{SessionID: in.SessionID, Staged: in.Staged})
 	if err != nil {
-		return reply("drift", nil, nil, err, "")
+		return result[host.DriftData]{err: err}
 	}
 	summary := "No Studio drift."
 	switch {
@@ -218,5 +233,5 @@ func (t *tools) drift(ctx context.Context, _ *mcp.CallToolRequest, in DriftIn) (
 	case d.Drift:
 		summary = fmt.Sprintf("Studio has %d change(s) that git does not have.", len(d.Changes))
 	}
-	return reply("drift", d, nil, nil, summary)
+	return result[host.DriftData]{data: d, summary: summary}
 }

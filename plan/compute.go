@@ -101,10 +101,7 @@ func sourceHash(i *dom.Instance) string {
 
 func (c *computer) finish(ch *Change, dir, reason string) {
 	ch.Direction, ch.Reason = dir, reason
-	ch.DefaultSelection = dir
-	if dir == "" {
-		ch.DefaultSelection = Skip
-	}
+	ch.DefaultSelection = dir // "" (null) where the table leaves it unresolved
 	c.changes = append(c.changes, ch)
 }
 

@@ -68,14 +68,18 @@ type Change struct {
 	ClassName string `json:"className"`
 	PatchType string `json:"patchType"`
 	// Direction is push, pull, or "" (unresolved, JSON null).
-	Direction        string `json:"-"`
-	DefaultSelection string `json:"defaultSelection"`
+	Direction string `json:"-"`
+	// DefaultSelection is the three-way table's result: push, pull, or "" (JSON
+	// null), never another word.
+	DefaultSelection string `json:"-"`
 	Reason           string `json:"reason"`
-	// Hashes are git blob ids of Source (scripts only; "" when absent on that side).
-	StudioHash string `json:"studioHash"`
-	DiskHash   string `json:"diskHash"`
-	BaseHash   string `json:"baseHash"`
-	FsPath     string `json:"fsPath"`
+	// Hashes are git blob ids of Source (scripts only; "" when absent on that side,
+	// JSON null).
+	StudioHash string `json:"-"`
+	DiskHash   string `json:"-"`
+	BaseHash   string `json:"-"`
+	// FsPath is the file the instance comes from ("" for none, JSON null).
+	FsPath string `json:"-"`
 	// Fields lists what differs: "Source", "ClassName", property names, or "Instance"
 	// for an instance present on one side only.
 	Fields      []string                `json:"fields"`
@@ -97,34 +101,58 @@ type PropertyDiff struct {
 	Base     dom.Tagged `json:"base"`
 }
 
-// MarshalJSON adds direction as a string or null.
-func (c *Change) MarshalJSON() ([]byte, error) {
-	type plain Change
-	var dir *string
-	if c.Direction != "" {
-		d := c.Direction
-		dir = &d
-	}
-	return json.Marshal(struct {
-		*plain
-		Direction *string `json:"direction"`
-	}{(*plain)(c), dir})
+// nullable is the JSON form of the string fields that may not apply: a string, or
+// null for "" (a field that does not apply is never "").
+type nullable struct {
+	Direction        *string `json:"direction"`
+	DefaultSelection *string `json:"defaultSelection"`
+	StudioHash       *string `json:"studioHash"`
+	DiskHash         *string `json:"diskHash"`
+	BaseHash         *string `json:"baseHash"`
+	FsPath           *string `json:"fsPath"`
 }
 
-// UnmarshalJSON reads direction as a string or null.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// MarshalJSON adds the fields that may not apply, as strings or null.
+func (c *Change) MarshalJSON() ([]byte, error) {
+	type plain Change
+	return json.Marshal(struct {
+		*plain
+		nullable
+	}{(*plain)(c), nullable{
+		Direction: orNull(c.Direction), DefaultSelection: orNull(c.DefaultSelection),
+		StudioHash: orNull(c.StudioHash), DiskHash: orNull(c.DiskHash), BaseHash: orNull(c.BaseHash),
+		FsPath: orNull(c.FsPath),
+	}})
+}
+
+// UnmarshalJSON reads the fields that may not apply as strings or null.
 func (c *Change) UnmarshalJSON(b []byte) error {
 	type plain Change
 	aux := struct {
 		*plain
-		Direction *string `json:"direction"`
+		nullable
 	}{plain: (*plain)(c)}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	c.Direction = ""
-	if aux.Direction != nil {
-		c.Direction = *aux.Direction
-	}
+	n := aux.nullable
+	c.Direction, c.DefaultSelection = orEmpty(n.Direction), orEmpty(n.DefaultSelection)
+	c.StudioHash, c.DiskHash, c.BaseHash = orEmpty(n.StudioHash), orEmpty(n.DiskHash), orEmpty(n.BaseHash)
+	c.FsPath = orEmpty(n.FsPath)
 	return nil
 }
 

@@ -100,13 +100,11 @@ func TestDecisionTable(t *testing.T) {
 				if got != want {
 					t.Fatalf("change = %v, want %v", got, want)
 				}
-				wantSel := tc.dir
-				if wantSel == "" {
-					wantSel = Skip
+				// defaultSelection is exactly the table's result: push, pull or null.
+				if c.DefaultSelection != tc.dir {
+					t.Errorf("defaultSelection = %q, want %q", c.DefaultSelection, tc.dir)
 				}
-				if c.DefaultSelection != wantSel {
-					t.Errorf("defaultSelection = %q, want %q", c.DefaultSelection, wantSel)
-				}
+				checkChangeJSON(t, c)
 				if c.Path != "ServerScriptService/Lib" {
 					t.Errorf("path = %q", c.Path)
 				}
@@ -291,5 +289,46 @@ func TestSubtreeContentIsInTheHash(t *testing.T) {
 	}
 	if a.Hash == b.Hash {
 		t.Fatal("editing a script inside a new folder left the plan hash unchanged")
+	}
+}
+
+// checkChangeJSON checks that a change's JSON carries every field of the contract,
+// with null (never "") where a field does not apply, and that it reads back the same.
+func checkChangeJSON(t *testing.T, c *Change) {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]string{
+		"direction": c.Direction, "defaultSelection": c.DefaultSelection,
+		"studioHash": c.StudioHash, "diskHash": c.DiskHash, "baseHash": c.BaseHash, "fsPath": c.FsPath,
+	}
+	for name, want := range fields {
+		v, ok := m[name]
+		switch {
+		case !ok:
+			t.Errorf("%s is missing: %s", name, b)
+		case want == "" && v != nil:
+			t.Errorf("%s = %#v, want null: %s", name, v, b)
+		case want != "" && v != want:
+			t.Errorf("%s = %#v, want %q: %s", name, v, want, b)
+		}
+	}
+	if sel := m["defaultSelection"]; sel != nil && sel != Push && sel != Pull {
+		t.Errorf("defaultSelection = %#v: not push, pull or null", sel)
+	}
+	var back Change
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	got := [6]string{back.Direction, back.DefaultSelection, back.StudioHash, back.DiskHash, back.BaseHash, back.FsPath}
+	want := [6]string{c.Direction, c.DefaultSelection, c.StudioHash, c.DiskHash, c.BaseHash, c.FsPath}
+	if got != want {
+		t.Errorf("read back %v, want %v", got, want)
 	}
 }

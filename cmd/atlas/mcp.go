@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
@@ -65,7 +64,8 @@ func (a *app) mcpCommand() *cli.Command {
 				eng = h
 			}
 			srv := mcpserver.New(eng, Version)
-			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			// A line that is not JSON-RPC gets a JSON-RPC error; the session goes on.
+			err = srv.Run(ctx, &mcpserver.LineTransport{Reader: a.stdin, Writer: a.stdout})
 			if err != nil && ctx.Err() == nil && err != io.EOF {
 				fmt.Fprintln(a.stderr, "atlas mcp:", err)
 			}
@@ -97,7 +97,3 @@ func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir 
 	}
 	return h, nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -8,25 +8,32 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 )
 
 // The MCP end-to-end tests run the real atlas binary as separate processes and talk
-// to `atlas mcp` over its real stdin and stdout: through an external client (the MCP
-// Inspector's CLI, pinned in e2e/), through the go-sdk client, and as raw JSON-RPC
-// lines. The Studio side is the emulator (the real Luau plugin on a mock place).
+// to `atlas mcp` over its real stdin and stdout: through external clients pinned in
+// e2e/ (the official TypeScript SDK and the MCP Inspector's CLI, on the Node 22 that
+// e2e/node fetches from the npm registry), through the go-sdk client, and as raw
+// JSON-RPC lines. The Studio side is the emulator (the real Luau plugin on a mock
+// place). Every tool result is checked against the tool's outputSchema: by the
+// TypeScript SDK itself, and here with jsonschema-go.
 
 // e2eWait bounds every wait of these tests, so that a hang fails instead of blocking.
 const e2eWait = 45 * time.Second
@@ -52,7 +59,8 @@ var mcpProject = map[string]string{
 type e2e struct {
 	bin       string // the atlas binary
 	pluginDir string // plugin/ (the emulator)
-	e2eDir    string // e2e/ (the pinned MCP Inspector)
+	e2eDir    string // e2e/ (the pinned MCP clients)
+	nodeDir   string // the folder of the Node 22 the clients run on
 }
 
 // TestMCPEndToEnd builds atlas and runs its MCP server as real processes.
@@ -69,6 +77,14 @@ func TestMCPEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(x.pluginDir, "node_modules", "luau-web")); err != nil {
 		t.Fatalf("the emulator needs 'npm ci' in plugin/ first (make deps does it): %v", err)
 	}
+	if x.nodeDir, err = clientNode(x.e2eDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range []string{"@modelcontextprotocol/inspector", "@modelcontextprotocol/sdk"} {
+		if _, err := os.Stat(filepath.Join(x.e2eDir, "node_modules", filepath.FromSlash(dep))); err != nil {
+			t.Fatalf("the MCP clients need 'make e2e-deps' first: %v", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", x.bin, ".")
@@ -76,10 +92,43 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
+	t.Run("TypeScriptSDKClient", x.testTypeScriptSDK)
+	t.Run("InspectorStrictToolsList", x.testInspectorStrict)
 	t.Run("InspectorAsClientOfServe", x.testInspector)
 	t.Run("HostWithEmulator", x.testHostWithEmulator)
 	t.Run("StdoutIsJSONRPCOnly", x.testStdoutHygiene)
+	t.Run("ProtocolRobustness", x.testProtocolRobustness)
 	t.Run("UnknownToolIsProtocolError", x.testUnknownTool)
+}
+
+// nodeEnv is env with the clients' Node 22 first on PATH, so that node and
+// whatever it starts run on it.
+func (x *e2e) nodeEnv(t *testing.T, env []string) []string {
+	t.Helper()
+	path := x.nodeDir + string(os.PathListSeparator) + envValue(env, "PATH")
+	return append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") }),
+		"PATH="+path, "npm_config_update_notifier=false")
+}
+
+// clientNode finds the Node the MCP clients run on: the Node 22 that e2e/node
+// installs from the npm registry (make e2e-deps), or, on a platform it has no
+// build for, a Node of at least 22.19 on PATH.
+func clientNode(e2eDir string) (string, error) {
+	dirs := []string{filepath.Join(e2eDir, "node", "node_modules", ".bin")}
+	if p, err := exec.LookPath("node"); err == nil {
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	for _, dir := range dirs {
+		out, err := exec.Command(filepath.Join(dir, "node"), "--version").Output()
+		if err != nil {
+			continue
+		}
+		var major, minor int
+		if _, err := fmt.Sscanf(string(out), "v%d.%d", &major, &minor); err == nil && (major > 22 || major == 22 && minor >= 19) {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no Node >= 22.19 for the MCP clients: run 'make e2e-deps' (it installs one in e2e/node)")
 }
 
 // env is the environment of an atlas process: a state folder and a temp folder of
@@ -188,19 +237,17 @@ func (x *e2e) startServe(t *testing.T, dir string, env []string) {
 type inspected struct {
 	code           int
 	stdout, stderr string
+	tool           string // --tool-name, for a tools/call
 }
 
 // inspect runs the MCP Inspector's CLI against `atlas mcp` (started in dir, with the
 // test's state and plugin folders) and returns what it printed and its exit code.
 func (x *e2e) inspect(t *testing.T, dir string, env []string, args ...string) inspected {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(x.e2eDir, "node_modules", "@modelcontextprotocol", "inspector")); err != nil {
-		t.Fatalf("the MCP Inspector needs 'npm ci' in e2e/ first (make deps does it): %v", err)
-	}
-	// npx runs in e2e/ so that it finds the pinned Inspector there (--no: never
-	// fetch one); --cwd starts atlas in the project. The Inspector hands its server
-	// only a minimal environment (PATH, HOME, …): the atlas variables go with -e.
-	cli := []string{"--no", "--", "@modelcontextprotocol/inspector", "--cli"}
+	// The pinned Inspector's launcher runs on the clients' Node 22; --cwd starts
+	// atlas in the project. The Inspector hands its server only a minimal
+	// environment (PATH, HOME, …): the atlas variables go with -e.
+	cli := []string{filepath.Join(x.e2eDir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"), "--cli"}
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "ATLAS_") || strings.HasPrefix(kv, "GIT_") {
 			cli = append(cli, "-e", kv)
@@ -210,13 +257,16 @@ func (x *e2e) inspect(t *testing.T, dir string, env []string, args ...string) in
 	cli = append(cli, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npx", cli...)
-	cmd.Dir, cmd.Env = x.e2eDir, append(env, "npm_config_update_notifier=false")
+	cmd := exec.CommandContext(ctx, filepath.Join(x.nodeDir, "node"), cli...)
+	cmd.Dir, cmd.Env = x.e2eDir, x.nodeEnv(t, env)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	r := inspected{stdout: stdout.String(), stderr: stderr.String()}
+	if i := slices.Index(args, "--tool-name"); i >= 0 && i+1 < len(args) {
+		r.tool = args[i+1]
+	}
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -231,6 +281,7 @@ func (x *e2e) inspect(t *testing.T, dir string, env []string, args ...string) in
 
 // e2eEnvelope is the JSON envelope as a client reads it.
 type e2eEnvelope struct {
+	raw           json.RawMessage // as received
 	SchemaVersion int             `json:"schemaVersion"`
 	OK            bool            `json:"ok"`
 	Command       string          `json:"command"`
@@ -262,6 +313,7 @@ func toolResult(t *testing.T, r inspected) e2eEnvelope {
 	if err := json.Unmarshal(res.StructuredContent, &env); err != nil || env.SchemaVersion != 1 {
 		t.Fatalf("structuredContent is not the envelope (%v): %s", err, res.StructuredContent)
 	}
+	env.raw = res.StructuredContent
 	if res.IsError == env.OK {
 		t.Fatalf("isError=%v but ok=%v: %s", res.IsError, env.OK, r.stdout)
 	}
@@ -269,7 +321,11 @@ func toolResult(t *testing.T, r inspected) e2eEnvelope {
 		t.Fatalf("content is not one text: %s", r.stdout)
 	}
 	var fromText, fromStructured any
-	if err := json.Unmarshal([]byte(res.Content[0].Text), &fromText); err != nil {
+	text := res.Content[0].Text
+	if i := strings.Index(text, "\n<json>"); i >= 0 && strings.HasSuffix(text, "</json>") {
+		text = text[i+len("\n<json>") : len(text)-len("</json>")] // after a summary for people
+	}
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
 		t.Fatalf("the text is not the envelope: %v: %s", err, res.Content[0].Text)
 	}
 	json.Unmarshal(res.StructuredContent, &fromStructured)
@@ -340,20 +396,30 @@ func (x *e2e) testInspector(t *testing.T) {
 	}
 	var list struct {
 		Tools []struct {
-			Name        string         `json:"name"`
-			Description string         `json:"description"`
-			InputSchema map[string]any `json:"inputSchema"`
+			Name         string          `json:"name"`
+			Description  string          `json:"description"`
+			InputSchema  map[string]any  `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		t.Fatalf("tools/list: %v\n%s", err, r.stdout)
 	}
 	var names []string
+	schemas := map[string]*jsonschema.Resolved{}
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 		if tool.Description == "" || tool.InputSchema["type"] != "object" {
 			t.Errorf("tool %s: description %q, input schema %v", tool.Name, tool.Description, tool.InputSchema)
 		}
+		schemas[tool.Name] = resolveSchema(t, tool.Name, tool.OutputSchema)
+	}
+	// toolResult, and the result validates against the tool's outputSchema.
+	toolResult := func(t *testing.T, r inspected) e2eEnvelope {
+		t.Helper()
+		env := toolResult(t, r)
+		validateAgainst(t, r.tool, schemas[r.tool], env.raw)
+		return env
 	}
 	slices.Sort(names)
 	if !slices.Equal(names, mcpTools) {
@@ -456,6 +522,38 @@ func (x *e2e) testInspector(t *testing.T) {
 	if e := toolResult(t, r); len(e.Errors) != 1 || e.Errors[0].Code != "E_CONFIRM_TOKEN_REPLAYED" {
 		t.Fatalf("replay: %+v", e)
 	}
+
+	// atlas_sync through the running host: a fastfail whose override's studioHash
+	// no longer holds leaves the change unresolved, lists the failure, and writes
+	// nothing.
+	const v3 = "print(\"version three\")\n"
+	hosttest.Write(t, dir, "src/server/Main.server.luau", v3)
+	stale := mustJSON(t, map[string]any{"mode": "fastfail", "overrides": []map[string]any{{"id": c.ID, "direction": "push", "studioHash": c.StudioHash}}})
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "atlas_sync", "--tool-args-json", stale)
+	if r.code != 5 {
+		t.Fatalf("atlas_sync fastfail with a stale hash exited %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	ff := toolResult(t, r)
+	var sd struct {
+		Status     string   `json:"status"`
+		Unresolved []string `json:"unresolved"`
+		Failures   []struct {
+			ID       string  `json:"id"`
+			Field    string  `json:"field"`
+			Expected string  `json:"expected"`
+			Actual   *string `json:"actual"`
+		} `json:"failures"`
+	}
+	if err := json.Unmarshal(ff.Data, &sd); err != nil || len(ff.Errors) != 1 || ff.Errors[0].Code != "E_UNRESOLVED" ||
+		ff.Errors[0].Details["reasonCode"] != "fastfail_unresolved" || sd.Status != "fastfail_unresolved" ||
+		!slices.Equal(sd.Unresolved, []string{c.ID}) || len(sd.Failures) != 1 || sd.Failures[0].Field != "studioHash" ||
+		sd.Failures[0].Expected != c.StudioHash || sd.Failures[0].Actual == nil || *sd.Failures[0].Actual != gitblob.Hash([]byte(v2)) {
+		t.Fatalf("atlas_sync fastfail with a stale hash: %v %+v %s", err, ff.Errors, ff.Data)
+	}
+	r = x.inspect(t, dir, env, "--method", "tools/call", "--tool-name", "get_script", "--tool-arg", "id="+c.ID)
+	if got := decode[scriptOf](t, toolResult(t, r)); got.Source != v2 {
+		t.Fatalf("a refused atlas_sync wrote Studio: %q", got.Source)
+	}
 }
 
 // startMCP starts `atlas mcp` with args in dir and connects the go-sdk client to it
@@ -475,6 +573,7 @@ func (x *e2e) startMCP(t *testing.T, dir string, env []string, args ...string) (
 	if err != nil {
 		t.Fatalf("connect to atlas mcp: %v\n%s", err, stderr.String())
 	}
+	listSchemas(t, cs)
 	closed := false
 	closeFn := func() error {
 		closed = true
@@ -501,6 +600,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) e2eEnv
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkOutputSchema(t, cs, name, b)
 	var env e2eEnvelope
 	if err := json.Unmarshal(b, &env); err != nil || env.SchemaVersion != 1 {
 		t.Fatalf("%s: structured content is not the envelope: %s", name, b)
@@ -509,6 +609,95 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) e2eEnv
 		t.Fatalf("%s: isError=%v but ok=%v", name, res.IsError, env.OK)
 	}
 	return env
+}
+
+// outputSchemas holds each go-sdk session's tool outputSchemas, as tools/list gave them.
+var outputSchemas sync.Map // *mcp.ClientSession → map[string]*jsonschema.Resolved
+
+// listSchemas lists a session's tools and keeps their outputSchemas.
+func listSchemas(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	m := map[string]*jsonschema.Resolved{}
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[tool.Name] = resolveSchema(t, tool.Name, b)
+	}
+	outputSchemas.Store(cs, m)
+}
+
+// checkOutputSchema validates a result's structured content against the tool's
+// outputSchema, as a client that validates does.
+func checkOutputSchema(t *testing.T, cs *mcp.ClientSession, name string, structured []byte) {
+	t.Helper()
+	m, ok := outputSchemas.Load(cs)
+	if !ok {
+		t.Fatalf("%s: the session's tools were not listed", name)
+	}
+	validateAgainst(t, name, m.(map[string]*jsonschema.Resolved)[name], structured)
+}
+
+// resolveSchema reads a tool's outputSchema.
+func resolveSchema(t *testing.T, tool string, raw []byte) *jsonschema.Resolved {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s: outputSchema: %v: %s", tool, err, raw)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: outputSchema does not resolve: %v\n%s", tool, err, raw)
+	}
+	return rs
+}
+
+// validateAgainst validates structured content against a tool's outputSchema.
+func validateAgainst(t *testing.T, tool string, rs *jsonschema.Resolved, structured []byte) {
+	t.Helper()
+	if rs == nil {
+		t.Fatalf("%s: no outputSchema", tool)
+	}
+	var v any
+	if err := json.Unmarshal(structured, &v); err != nil {
+		t.Fatalf("%s: %v: %s", tool, err, structured)
+	}
+	if err := rs.Validate(&v); err != nil {
+		t.Fatalf("%s: structured content does not match the outputSchema: %v\n%s", tool, err, structured)
+	}
+	if p := emptyString(v, ""); p != "" && !strings.HasPrefix(p, "/data/output/") {
+		t.Fatalf("%s: %s is \"\" (a field that does not apply is null or absent): %s", tool, p, structured)
+	}
+}
+
+// emptyString returns the path of the first "" in a decoded JSON value, or "".
+func emptyString(v any, path string) string {
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return path + "/"
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p := emptyString(x[k], path+"/"+k); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p := emptyString(e, fmt.Sprintf("%s/%d", path, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // waitSession polls studio_status until one Studio session is connected.
@@ -869,5 +1058,271 @@ func (x *e2e) testUnknownTool(t *testing.T) {
 	}
 	if err := closeFn(); err != nil {
 		t.Fatalf("atlas mcp did not exit cleanly: %v\n%s", err, stderr.String())
+	}
+}
+
+// testTypeScriptSDK runs e2e/ts-sdk-client.mjs, a client on the official
+// TypeScript SDK (pinned in e2e/package.json), against `atlas mcp --emulate`: it
+// lists the tools, then sync_plan → get_script → sync_apply with an override
+// carrying the studioHash it read. The SDK validates every structuredContent
+// against the tool's outputSchema and rejects the call otherwise; the script
+// counts that it did.
+func (x *e2e) testTypeScriptSDK(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	const v2 = "print(\"version two\")\n"
+	hosttest.Write(t, dir, "src/server/Main.server.luau", v2)
+	env := x.nodeEnv(t, x.env(t, t.TempDir()))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*e2eWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(x.nodeDir, "node"), filepath.Join(x.e2eDir, "ts-sdk-client.mjs"), x.bin, dir)
+	cmd.Dir, cmd.Env = x.e2eDir, env
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ts-sdk-client: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var rep struct {
+		SDKVersion      string   `json:"sdkVersion"`
+		Node            string   `json:"node"`
+		ProtocolVersion string   `json:"protocolVersion"`
+		Tools           []string `json:"tools"`
+		Calls           []struct {
+			Name string  `json:"name"`
+			OK   bool    `json:"ok"`
+			Code *string `json:"code"`
+		} `json:"calls"`
+		Validated int `json:"validated"`
+		Change    struct {
+			ID               string  `json:"id"`
+			Path             string  `json:"path"`
+			Direction        *string `json:"direction"`
+			DefaultSelection *string `json:"defaultSelection"`
+			StudioHash       *string `json:"studioHash"`
+			FsPath           *string `json:"fsPath"`
+		} `json:"change"`
+		Script struct {
+			Source     string `json:"source"`
+			StudioHash string `json:"studioHash"`
+		} `json:"script"`
+		Applied struct {
+			Applied []struct {
+				ID        string `json:"id"`
+				Direction string `json:"direction"`
+			} `json:"applied"`
+		} `json:"applied"`
+		StudioSourceAfter string `json:"studioSourceAfter"`
+		AtlasSync         struct {
+			Status string `json:"status"`
+			Mode   string `json:"mode"`
+		} `json:"atlasSync"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("ts-sdk-client report: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	var major int
+	fmt.Sscanf(rep.Node, "v%d", &major)
+	if rep.SDKVersion != "1.32.2" || major < 22 {
+		t.Errorf("client: SDK %s on Node %s, want 1.32.2 on Node 22 or later", rep.SDKVersion, rep.Node)
+	}
+	if rep.ProtocolVersion != "2025-11-25" {
+		t.Errorf("negotiated MCP revision %q, want 2025-11-25", rep.ProtocolVersion)
+	}
+	if !slices.Equal(rep.Tools, mcpTools) {
+		t.Errorf("tools = %v, want %v", rep.Tools, mcpTools)
+	}
+	if len(rep.Calls) < 8 || rep.Validated != len(rep.Calls) {
+		t.Errorf("the SDK validated %d of %d results against their outputSchema", rep.Validated, len(rep.Calls))
+	}
+	c := rep.Change
+	if c.Path != "ServerScriptService/Main" || c.Direction == nil || *c.Direction != "push" || c.DefaultSelection == nil ||
+		*c.DefaultSelection != "push" || c.StudioHash == nil || c.FsPath == nil || *c.FsPath != "src/server/Main.server.luau" {
+		t.Errorf("change: %+v", c)
+	}
+	if rep.Script.Source != mcpProject["src/server/Main.server.luau"] || c.StudioHash == nil || rep.Script.StudioHash != *c.StudioHash {
+		t.Errorf("get_script: %+v", rep.Script)
+	}
+	if len(rep.Applied.Applied) != 1 || rep.Applied.Applied[0].ID != c.ID || rep.Applied.Applied[0].Direction != "push" {
+		t.Errorf("applied: %+v", rep.Applied)
+	}
+	if rep.StudioSourceAfter != v2 {
+		t.Errorf("Studio's source after apply = %q, want %q", rep.StudioSourceAfter, v2)
+	}
+	if rep.AtlasSync.Status != "empty" || rep.AtlasSync.Mode != "standard" {
+		t.Errorf("atlas_sync {} after apply: %+v", rep.AtlasSync)
+	}
+}
+
+// testInspectorStrict: the MCP Inspector's CLI with --strict lints every tool's
+// input and output schema for what clients reject (boolean subschemas, type
+// arrays, untyped schemas, remote refs) and exits 6 on an error. Atlas's tools
+// give it nothing to report, not even a warning.
+func (x *e2e) testInspectorStrict(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	r := x.inspect(t, dir, x.env(t, t.TempDir()), "--method", "tools/list", "--strict")
+	if r.code != 0 {
+		t.Fatalf("inspector --strict tools/list exited %d\n%s", r.code, r.stderr)
+	}
+	for _, bad := range []string{"Error: tool", "Warning: tool", "Schema portability", "schema_unportable"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Fatalf("inspector --strict reported %q:\n%s", bad, r.stderr)
+		}
+	}
+	var list struct {
+		Tools []struct {
+			Name         string         `json:"name"`
+			OutputSchema map[string]any `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Tools) != len(mcpTools) {
+		t.Fatalf("tools/list: %v\n%s", err, r.stdout)
+	}
+	for _, tool := range list.Tools {
+		if tool.OutputSchema["type"] != "object" {
+			t.Errorf("%s: outputSchema %v", tool.Name, tool.OutputSchema)
+		}
+	}
+	// The same lint run on --format json reports its findings there: none.
+	r = x.inspect(t, dir, x.env(t, t.TempDir()), "--method", "tools/list", "--strict", "--format", "json")
+	var out struct {
+		Result         json.RawMessage `json:"result"`
+		SchemaFindings json.RawMessage `json:"schemaFindings"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.Result == nil || out.SchemaFindings != nil {
+		t.Fatalf("inspector --strict --format json exited %d: %s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// testProtocolRobustness: over its real stdin and stdout, `atlas mcp` answers a
+// line that is not JSON-RPC with a JSON-RPC error and keeps serving; an
+// unsupported protocolVersion is answered with its newest revision; invalid
+// tool arguments are an isError result with E_BAD_REQUEST.
+func (x *e2e) testProtocolRobustness(t *testing.T) {
+	t.Parallel()
+	dir := hosttest.Repo(t, mcpProject)
+	cmd := exec.Command(x.bin, "mcp", "--port", "0")
+	cmd.Dir, cmd.Env = dir, x.env(t, t.TempDir())
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan map[string]json.RawMessage, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			if err := checkLine(sc.Bytes()); err != nil || json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = map[string]json.RawMessage{"bad": json.RawMessage(strconv.Quote(sc.Text()))}
+			}
+			lines <- m
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(e2eWait):
+			cmd.Process.Kill()
+		}
+	})
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("write: %v\n%s", err, stderr.String())
+		}
+	}
+	next := func() map[string]json.RawMessage {
+		t.Helper()
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatalf("atlas mcp closed stdout\n%s", stderr.String())
+			}
+			if m["bad"] != nil {
+				t.Fatalf("stdout line is not JSON-RPC 2.0: %s", m["bad"])
+			}
+			return m
+		case <-time.After(e2eWait):
+			t.Fatalf("no answer from atlas mcp\n%s", stderr.String())
+		}
+		return nil
+	}
+	errorOf := func(m map[string]json.RawMessage) (string, int) {
+		t.Helper()
+		var e struct {
+			Code int `json:"code"`
+		}
+		if m["result"] != nil || json.Unmarshal(m["error"], &e) != nil {
+			t.Fatalf("want an error response, got %s", mustJSON(t, m))
+		}
+		return string(m["id"]), e.Code
+	}
+
+	// Before and after initialize, a malformed line gets -32700 (id null) and the
+	// server goes on.
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{`)
+	if id, code := errorOf(next()); id != "null" || code != jsonrpc.CodeParseError {
+		t.Fatalf("malformed line: id %s code %d, want null %d", id, code, jsonrpc.CodeParseError)
+	}
+	send(`{"jsonrpc":"2.0","id":"v","method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	m := next()
+	var init struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if string(m["id"]) != `"v"` || json.Unmarshal(m["result"], &init) != nil || init.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("initialize with an unsupported version: %s, want 2025-11-25 (the newest supported)", mustJSON(t, m))
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	send(`this is not JSON`)
+	if id, code := errorOf(next()); id != "null" || code != jsonrpc.CodeParseError {
+		t.Fatalf("malformed line: id %s code %d", id, code)
+	}
+	send(`{"jsonrpc":"2.0","id":5}`)
+	send(`{"id":6,"method":"tools/list"}`)
+	if id, code := errorOf(next()); id != "6" || code != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("a message without jsonrpc: id %s code %d, want 6 %d", id, code, jsonrpc.CodeInvalidRequest)
+	}
+	send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"atlas_sync","arguments":{"mode":"sometimes"}}}`)
+	m = next()
+	var res struct {
+		IsError           bool        `json:"isError"`
+		StructuredContent e2eEnvelope `json:"structuredContent"`
+	}
+	if string(m["id"]) != "7" || json.Unmarshal(m["result"], &res) != nil || !res.IsError ||
+		len(res.StructuredContent.Errors) != 1 || res.StructuredContent.Errors[0].Code != "E_BAD_REQUEST" {
+		t.Fatalf("invalid arguments: %s", mustJSON(t, m))
+	}
+	send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
+	m = next()
+	var list struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if string(m["id"]) != "8" || json.Unmarshal(m["result"], &list) != nil || len(list.Tools) != len(mcpTools) {
+		t.Fatalf("tools/list after the bad lines: %s", mustJSON(t, m))
+	}
+	stdin.Close()
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("atlas mcp exited with %v\n%s", err, stderr.String())
+		}
+	case <-time.After(e2eWait):
+		t.Fatalf("atlas mcp did not exit after stdin closed\n%s", stderr.String())
 	}
 }

@@ -1,0 +1,135 @@
+// An MCP client on the official TypeScript SDK (pinned in package.json), the SDK
+// most agent hosts embed. cmd/atlas/mcp_e2e_test.go runs it against a real
+// `atlas mcp --emulate`:
+//
+//   node ts-sdk-client.mjs ATLAS_BINARY PROJECT_DIR
+//
+// It lists the tools, then plans, reads the changed script in Studio, and applies
+// with an override carrying the studioHash it read. The SDK validates every
+// structuredContent against the tool's outputSchema (it rejects the call
+// otherwise); the validator is wrapped to count that it ran. The report goes to
+// stdout as one JSON object; any failure exits 1 with the reason on stderr.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { readFileSync } from "node:fs";
+
+const [atlas, project] = process.argv.slice(2);
+if (!atlas || !project) {
+  console.error("usage: node ts-sdk-client.mjs ATLAS_BINARY PROJECT_DIR");
+  process.exit(2);
+}
+
+// Counts the structured results the SDK validated against an outputSchema.
+class CountingValidator {
+  constructor() {
+    this.inner = new AjvJsonSchemaValidator();
+    this.schemas = 0;
+    this.validated = 0;
+  }
+  getValidator(schema) {
+    this.schemas++;
+    const validate = this.inner.getValidator(schema);
+    return (value) => {
+      this.validated++;
+      return validate(value);
+    };
+  }
+}
+
+function fail(message) {
+  throw new Error(message);
+}
+
+const sdkVersion = JSON.parse(
+  readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url), "utf8"),
+).version;
+const validator = new CountingValidator();
+const client = new Client({ name: "atlas-e2e-ts-sdk", version: "1" }, { jsonSchemaValidator: validator });
+const transport = new StdioClientTransport({
+  command: atlas,
+  args: ["mcp", "--emulate", "--port", "0"],
+  cwd: project,
+  env: { ...process.env },
+  stderr: "inherit",
+});
+
+const report = { sdkVersion, node: process.version, protocolVersion: null, calls: [] };
+// The client hands the negotiated revision to a transport that takes it.
+transport.setProtocolVersion = (v) => {
+  report.protocolVersion = v;
+};
+
+// call calls a tool and returns its envelope; the SDK has validated it already.
+async function call(name, args) {
+  const res = await client.callTool({ name, arguments: args });
+  const env = res.structuredContent;
+  if (!env || env.schemaVersion !== 1) fail(`${name}: structuredContent is not the envelope: ${JSON.stringify(res)}`);
+  if (res.isError === env.ok) fail(`${name}: isError=${res.isError} but ok=${env.ok}`);
+  const text = res.content?.[0]?.text ?? "";
+  const json = text.includes("<json>") ? text.slice(text.indexOf("<json>") + 6, text.lastIndexOf("</json>")) : text;
+  if (JSON.stringify(JSON.parse(json)) !== JSON.stringify(env)) fail(`${name}: text and structuredContent differ`);
+  report.calls.push({ name, ok: env.ok, code: env.errors[0]?.code ?? null });
+  return env;
+}
+
+try {
+  await client.connect(transport);
+  report.server = client.getServerVersion();
+
+  const { tools } = await client.listTools();
+  report.tools = tools.map((t) => t.name).sort();
+  for (const t of tools) {
+    if (t.outputSchema?.type !== "object") fail(`${t.name}: no object outputSchema`);
+  }
+  if (validator.schemas !== tools.length) fail(`the SDK compiled ${validator.schemas} output schemas for ${tools.length} tools`);
+
+  // Wait for the emulated Studio.
+  const deadline = Date.now() + 40000;
+  for (;;) {
+    const st = await call("studio_status", {});
+    if (st.data.sessions.length === 1) break;
+    if (Date.now() > deadline) fail(`no Studio session: ${JSON.stringify(st.data)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  // The project's disk edit plans as one push.
+  const plan = await call("sync_plan", {});
+  if (!plan.ok || plan.data.changes.length !== 1) fail(`sync_plan: ${JSON.stringify(plan)}`);
+  const change = plan.data.changes[0];
+  report.change = change;
+
+  // Studio's version of the script, and the hash to prove what is overwritten.
+  const script = await call("get_script", { id: change.id });
+  if (!script.ok || script.data.studioHash !== change.studioHash) fail(`get_script: ${JSON.stringify(script)}`);
+  report.script = script.data;
+
+  // Refusals are results too, validated like the rest.
+  const refused = await call("sync_apply", { confirmToken: plan.data.confirmToken });
+  if (refused.ok || refused.errors[0].code !== "E_CONFIRM_REQUIRED" || refused.data !== null) fail(`sync_apply without yes: ${JSON.stringify(refused)}`);
+  const invalid = await call("atlas_sync", { mode: "sometimes" });
+  if (invalid.ok || invalid.errors[0].code !== "E_BAD_REQUEST") fail(`atlas_sync with a bad mode: ${JSON.stringify(invalid)}`);
+
+  const applied = await call("sync_apply", {
+    confirmToken: plan.data.confirmToken,
+    yes: true,
+    overrides: [{ id: change.id, direction: "push", studioHash: script.data.studioHash }],
+  });
+  if (!applied.ok) fail(`sync_apply: ${JSON.stringify(applied)}`);
+  report.applied = applied.data;
+
+  const after = await call("get_script", { fsPath: change.fsPath });
+  report.studioSourceAfter = after.data.source;
+  const sync = await call("atlas_sync", {});
+  report.atlasSync = { status: sync.data.status, mode: sync.data.mode };
+
+  report.validated = validator.validated;
+  if (report.validated !== report.calls.length) fail(`the SDK validated ${report.validated} of ${report.calls.length} results`);
+  await client.close();
+  process.stdout.write(JSON.stringify(report) + "\n");
+} catch (err) {
+  console.error(`ts-sdk-client: ${err?.stack ?? err}`);
+  console.error(`ts-sdk-client: report so far: ${JSON.stringify(report)}`);
+  await client.close().catch(() => {});
+  process.exit(1);
+}

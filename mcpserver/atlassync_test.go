@@ -1,0 +1,281 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// syncData is atlas_sync's data as a client reads it.
+type syncData struct {
+	Status string `json:"status"`
+	Mode   string `json:"mode"`
+	Plan   *struct {
+		Changes []planChange `json:"changes"`
+	} `json:"plan"`
+	Applied *struct {
+		Applied []struct {
+			ID        string `json:"id"`
+			Direction string `json:"direction"`
+		} `json:"applied"`
+	} `json:"applied"`
+	Unresolved []string `json:"unresolved"`
+	Failures   []struct {
+		ID       string  `json:"id"`
+		Field    string  `json:"field"`
+		Expected string  `json:"expected"`
+		Actual   *string `json:"actual"`
+	} `json:"failures"`
+}
+
+func syncOf(t *testing.T, e env) syncData {
+	t.Helper()
+	var d syncData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		t.Fatalf("atlas_sync data: %v: %s", err, e.Data)
+	}
+	return d
+}
+
+func textOf(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
+
+// conflictAndEdit makes two changes: Util edited on both sides (unresolved) and
+// Main edited on disk (push).
+func conflictAndEdit(t *testing.T) (*hosttest.Env, *mcp.ClientSession) {
+	e, cs := connect(t, func(p *bridgetest.Place) {
+		p.Find("ReplicatedStorage", "Shared", "Util").SetSource("return { studio = 1 }\n")
+	})
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 1 }\n")
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	return e, cs
+}
+
+// unchanged fails the test if Studio or disk moved.
+func unchanged(t *testing.T, e *hosttest.Env) {
+	t.Helper()
+	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return { studio = 1 }\n" {
+		t.Errorf("Studio's Util is %q", got)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+		t.Errorf("Studio's Main is %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.Dir, "src/shared/Util.luau")); string(got) != "return { disk = 1 }\n" {
+		t.Errorf("disk's Util is %q", got)
+	}
+}
+
+func TestAtlasSyncModeDefaultsToStandard(t *testing.T) {
+	e, cs := connect(t, nil)
+	_, se := call(t, cs, "atlas_sync", map[string]any{})
+	if d := syncOf(t, se); !se.OK || d.Status != "empty" || d.Mode != "standard" {
+		t.Fatalf("{} in sync: %s", se.Data)
+	}
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	asked := false
+	e.Plugin.Review = func(json.RawMessage) (any, error) {
+		asked = true
+		return map[string]any{"decision": "abort", "selections": map[string]string{}}, nil
+	}
+	res, se := call(t, cs, "atlas_sync", map[string]any{})
+	d := syncOf(t, se)
+	if !se.OK || d.Status != "success" || d.Mode != "standard" || asked || d.Applied == nil || len(d.Applied.Applied) != 1 {
+		t.Fatalf("{} with a disk edit: asked=%v %s", asked, se.Data)
+	}
+	// The text lists what was applied, as dryrun lists the plan.
+	want := "- push Edit ServerScriptService/Main (src/server/Main.server.luau) id=" + d.Applied.Applied[0].ID
+	if text := textOf(res); !strings.HasPrefix(text, "Applied 1 change(s) (transaction ") || !strings.Contains(text, want) {
+		t.Errorf("text = %s, want it to list %q", text, want)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+		t.Errorf("Studio has %q", got)
+	}
+}
+
+func TestAtlasSyncFastfailUnresolved(t *testing.T) {
+	e, cs := conflictAndEdit(t)
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail"})
+	d := syncOf(t, se)
+	if !res.IsError || se.OK || code(se) != "E_UNRESOLVED" || se.Errors[0].Details["reasonCode"] != "fastfail_unresolved" {
+		t.Fatalf("fastfail with a conflict: isError=%v %+v", res.IsError, se.Errors)
+	}
+	if d.Status != "fastfail_unresolved" || d.Plan == nil || len(d.Plan.Changes) != 2 || len(d.Unresolved) != 1 || len(d.Failures) != 0 {
+		t.Fatalf("data: %s", se.Data)
+	}
+	util := slices.IndexFunc(d.Plan.Changes, func(c planChange) bool { return c.Path == "ReplicatedStorage/Shared/Util" })
+	if util < 0 || d.Unresolved[0] != d.Plan.Changes[util].ID {
+		t.Fatalf("unresolved %v, plan %s", d.Unresolved, se.Data)
+	}
+	if ids, _ := se.Errors[0].Details["ids"].([]any); len(ids) != 1 || ids[0] != d.Unresolved[0] {
+		t.Errorf("details.ids = %v", se.Errors[0].Details["ids"])
+	}
+	if text := textOf(res); !strings.Contains(text, "need a direction") || !strings.Contains(text, "ReplicatedStorage/Shared/Util") {
+		t.Errorf("text = %s", text)
+	}
+	unchanged(t, e)
+}
+
+// TestAtlasSyncFailedPreconditions: in fastfail mode, an override whose
+// precondition fails leaves its change unresolved, and the result lists each
+// failure with what was expected and what is there.
+func TestAtlasSyncFailedPreconditions(t *testing.T) {
+	e, cs := connect(t, func(p *bridgetest.Place) {
+		p.Find("Workspace", "Spawn").Properties["Anchored"] = json.RawMessage(`{"Bool":false}`)
+	})
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	ids := map[string]planChange{}
+	for _, c := range p.Changes {
+		ids[c.Path] = c
+	}
+	main, spawn := ids["ServerScriptService/Main"], ids["Workspace/Spawn"]
+	if main.ID == "" || spawn.ID == "" || main.StudioHash == nil || *main.Direction != "push" || *spawn.Direction != "pull" {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	wrong := strings.Repeat("0", 40)
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": []map[string]any{
+		{"id": main.ID, "direction": "push", "studioHash": wrong, "diskHash": *main.DiskHash},
+		{"id": spawn.ID, "direction": "push", "expectedProperties": map[string]any{"Anchored": true}},
+	}})
+	d := syncOf(t, se)
+	if !res.IsError || code(se) != "E_UNRESOLVED" || se.Errors[0].Details["reasonCode"] != "fastfail_unresolved" || d.Status != "fastfail_unresolved" {
+		t.Fatalf("failed preconditions: isError=%v %+v %s", res.IsError, se.Errors, se.Data)
+	}
+	want := []string{main.ID, spawn.ID}
+	slices.Sort(want)
+	if !slices.Equal(d.Unresolved, want) {
+		t.Errorf("unresolved %v, want %v", d.Unresolved, want)
+	}
+	got := map[string]string{}
+	for _, f := range d.Failures {
+		actual := "null"
+		if f.Actual != nil {
+			actual = *f.Actual
+		}
+		got[f.ID+" "+f.Field] = f.Expected + " → " + actual
+	}
+	wantFailures := map[string]string{
+		main.ID + " studioHash":           wrong + " → " + *main.StudioHash,
+		spawn.ID + " properties.Anchored": `{"Bool":true} → {"Bool":false}`,
+	}
+	if len(got) != len(wantFailures) {
+		t.Errorf("failures %v, want %v", got, wantFailures)
+	}
+	for k, v := range wantFailures {
+		if got[k] != v {
+			t.Errorf("failure %s: %q, want %q", k, got[k], v)
+		}
+	}
+	if f, _ := se.Errors[0].Details["failures"].([]any); len(f) != 2 {
+		t.Errorf("details.failures = %v", se.Errors[0].Details["failures"])
+	}
+	if text := textOf(res); !strings.Contains(text, "id="+main.ID+" studioHash expected "+wrong) {
+		t.Errorf("text does not list the failure: %s", text)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+		t.Errorf("Studio's Main is %q", got)
+	}
+	if got := string(e.Plugin.Place().Find("Workspace", "Spawn").Properties["Anchored"]); got != `{"Bool":false}` {
+		t.Errorf("Studio's Anchored is %s", got)
+	}
+
+	// With the hashes that are there, the same call applies.
+	res, se = call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": []map[string]any{
+		{"id": main.ID, "direction": "push", "studioHash": *main.StudioHash},
+		{"id": spawn.ID, "direction": "push", "expectedProperties": map[string]any{"Anchored": false}},
+	}})
+	if d := syncOf(t, se); res.IsError || d.Status != "success" || len(d.Applied.Applied) != 2 || len(d.Failures) != 0 {
+		t.Fatalf("right preconditions: %+v %s", se.Errors, se.Data)
+	}
+	if got := string(e.Plugin.Place().Find("Workspace", "Spawn").Properties["Anchored"]); got != `{"Bool":true}` {
+		t.Errorf("Studio's Anchored is %s after the push", got)
+	}
+}
+
+// TestAtlasSyncOverrideResolvesConflict: fastfail applies when overrides resolve
+// every change.
+func TestAtlasSyncOverrideResolvesConflict(t *testing.T) {
+	e, cs := conflictAndEdit(t)
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	var overrides []map[string]any
+	for _, c := range p.Changes {
+		if c.Direction == nil {
+			overrides = append(overrides, map[string]any{"id": c.ID, "direction": "pull", "studioHash": *c.StudioHash})
+		}
+	}
+	_, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": overrides})
+	if d := syncOf(t, se); !se.OK || d.Status != "success" || len(d.Applied.Applied) != 2 {
+		t.Fatalf("fastfail with overrides: %+v %s", se.Errors, se.Data)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.Dir, "src/shared/Util.luau")); string(got) != "return { studio = 1 }\n" {
+		t.Errorf("disk's Util is %q after the pull", got)
+	}
+}
+
+// TestAtlasSyncReviewShowsFailedOverridesUnresolved: in standard and manual mode
+// a change whose override's precondition fails goes to the person unresolved.
+func TestAtlasSyncReviewShowsFailedOverridesUnresolved(t *testing.T) {
+	for _, mode := range []string{"standard", "manual"} {
+		t.Run(mode, func(t *testing.T) {
+			e, cs := connect(t, nil)
+			hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+			id := dom.ChildID(dom.ChildID(dom.RootID, "ServerScriptService", 0), "Main", 0)
+			var shown struct {
+				Changes []struct {
+					ID               string  `json:"id"`
+					Direction        *string `json:"direction"`
+					DefaultSelection *string `json:"defaultSelection"`
+				} `json:"changes"`
+			}
+			e.Plugin.Review = func(params json.RawMessage) (any, error) {
+				json.Unmarshal(params, &shown)
+				return map[string]any{"decision": "accept", "selections": map[string]string{id: "push"}}, nil
+			}
+			_, se := call(t, cs, "atlas_sync", map[string]any{"mode": mode, "overrides": []map[string]any{
+				{"id": id, "direction": "push", "studioHash": strings.Repeat("0", 40)},
+			}})
+			d := syncOf(t, se)
+			if !se.OK || d.Status != "success" || len(d.Failures) != 1 || d.Failures[0].Field != "studioHash" || d.Failures[0].ID != id {
+				t.Fatalf("%s: %+v %s", mode, se.Errors, se.Data)
+			}
+			if len(shown.Changes) != 1 || shown.Changes[0].ID != id || shown.Changes[0].Direction != nil || shown.Changes[0].DefaultSelection != nil {
+				t.Fatalf("the review showed %+v, want the change unresolved", shown.Changes)
+			}
+			if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+				t.Errorf("the person's push was not applied: %q", got)
+			}
+		})
+	}
+}
+
+// TestNullHashIsNoCheck: an override may copy a plan's null hash; it checks nothing.
+func TestNullHashIsNoCheck(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/server/New.server.luau", "print('new')\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 || p.Changes[0].StudioHash != nil {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
+		"overrides": []map[string]any{{"id": p.Changes[0].ID, "direction": "push", "studioHash": nil, "diskHash": p.Changes[0].DiskHash}}})
+	if !ae.OK {
+		t.Fatalf("apply with a null studioHash: %+v", ae.Errors)
+	}
+	if e.Plugin.Place().Find("ServerScriptService", "New") == nil {
+		t.Error("the new script is not in Studio")
+	}
+}
