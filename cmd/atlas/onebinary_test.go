@@ -173,6 +173,7 @@ func (x *oneBinary) testMCPEmulate(t *testing.T) {
 					t.Errorf("tools/list lacks %s: %v", want, names)
 				}
 			}
+			listSchemas(t, cs)
 			waitSession(t, cs)
 			if env := callTool(t, cs, "sync_plan", map[string]any{}); !env.OK {
 				t.Fatalf("sync_plan: %+v", env)
@@ -214,6 +215,7 @@ func (x *oneBinary) testMCPHint(t *testing.T) {
 		t.Fatalf("initialize: %v\n%s", err, stderr.String())
 	}
 	defer cs.Close()
+	listSchemas(t, cs)
 	env := callTool(t, cs, "sync_plan", map[string]any{})
 	if env.OK || len(env.Errors) != 1 || env.Errors[0].Code != "E_STUDIO_NOT_CONNECTED" {
 		t.Fatalf("sync_plan without Studio: %+v", env)
