@@ -44,9 +44,9 @@ type File struct {
 // Fallback is an instance written as a model file because its children cannot
 // all be files of their own.
 type Fallback struct {
-	Instance string // the instance's path, e.g. "Workspace/Map"
-	File     string // the model file written
-	Reason   string
+	Instance string `json:"instance"` // the instance's path, e.g. "Workspace/Map"
+	File     string `json:"file"`     // the model file written
+	Reason   string `json:"reason"`
 }
 
 // Result is what Extract produces.
