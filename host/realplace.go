@@ -83,10 +83,35 @@ func NewRobloxFile(path string, root *dom.Instance) *RobloxFile {
 	return &RobloxFile{Path: path, Binary: ext == ".rbxl" || ext == ".rbxm", Root: root}
 }
 
+// EmulatorPlace is the file as the emulator's place. Roblox's own attributes
+// (RBX…, which scripts cannot set) are left out; UpdateFromPlace puts them back.
+func (f *RobloxFile) EmulatorPlace() *PlaceFile {
+	root := f.Root.Clone()
+	root.Walk(func(i *dom.Instance) bool {
+		if a, ok := i.Properties["Attributes"].(dom.Attributes); ok {
+			if kept := withoutRobloxAttrs(a); len(kept) != len(a) {
+				i.Properties["Attributes"] = kept
+			}
+		}
+		return true
+	})
+	return PlaceFromTree(root, filepath.Base(f.Path))
+}
+
+func withoutRobloxAttrs(a dom.Attributes) dom.Attributes {
+	out := make(dom.Attributes, len(a))
+	for k, v := range a {
+		if !strings.HasPrefix(k, "RBX") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // UpdateFromPlace replaces the tree by the emulator's saved place (a JSON file).
 // The emulator does not keep Ref properties, so each ref of the old tree whose
 // instance and target are still there (matched by stable ID: path and order among
-// same-named siblings) is carried over.
+// same-named siblings) is carried over, and so are Roblox's own attributes.
 func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 	data, err := os.ReadFile(placeJSON)
 	if err != nil {
@@ -120,6 +145,23 @@ func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 			cur, ok := now[old.ID]
 			if !ok {
 				return true
+			}
+			if a, ok := old.Properties["Attributes"].(dom.Attributes); ok {
+				merged := dom.Attributes{}
+				if cur, ok := cur.Properties["Attributes"].(dom.Attributes); ok {
+					for k, v := range cur {
+						merged[k] = v
+					}
+				}
+				n := len(merged)
+				for k, v := range a {
+					if _, set := merged[k]; strings.HasPrefix(k, "RBX") && !set {
+						merged[k] = v
+					}
+				}
+				if len(merged) > n {
+					cur.Properties["Attributes"] = merged
+				}
 			}
 			for k, v := range old.Properties {
 				ref, isRef := v.(dom.Ref)

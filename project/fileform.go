@@ -60,28 +60,6 @@ func FormOf(inst *dom.Instance) (FileForm, error) {
 	return FileForm{Props: props}, nil
 }
 
-// MetaJSON renders a .meta.json (or init.meta.json) holding props, with className
-// when metaClass is set; nil when there is nothing to write.
-func MetaJSON(class, metaClass string, props map[string]dom.Value) ([]byte, error) {
-	a := &adder{}
-	if err := a.addMeta("meta", class, metaClass, props); err != nil {
-		return nil, err
-	}
-	if len(a.ops) == 0 {
-		return nil, nil
-	}
-	return a.ops[0].Data, nil
-}
-
-// ModelJSON renders inst and its subtree as a .model.json file.
-func ModelJSON(inst *dom.Instance) ([]byte, error) {
-	obj, err := modelObject(inst, true)
-	if err != nil {
-		return nil, err
-	}
-	return obj.render(), nil
-}
-
 // CheckFileName refuses an instance name that cannot be a file or folder name on
 // every system (separators, reserved device names, trailing dots or spaces…), or
 // that the project loader would read as something else (init files, meta files).
@@ -101,3 +79,14 @@ func LoadsBackAs(fileName, name string) bool {
 	_, n, ok := classify(&context{}, fileName)
 	return ok && n == name && !isInitName(fileName)
 }
+
+// ImplicitForm returns the implicit JSON form of v for className.prop (e.g. true,
+// "Neon", [1, 2, 3]) when it has one that reads back as exactly v.
+func ImplicitForm(className, prop string, v dom.Value) ([]byte, bool) {
+	b, ok := implicitForm(className, prop, v)
+	return b, ok
+}
+
+// WritableProps returns the properties of inst a project file should hold: not
+// Name, not nil, not Refs, not those Roblox does not save, not defaults.
+func WritableProps(inst *dom.Instance) map[string]dom.Value { return writableProps(inst) }

@@ -89,7 +89,14 @@ func (a *app) initCommand() *cli.Command {
 				}
 			}
 			name := strings.TrimSuffix(filepath.Base(from), filepath.Ext(from))
-			res, err := syncback.Extract(file.Root, syncback.Options{Name: name, Services: services})
+			opt := syncback.Options{Name: name, Services: services}
+			var res *syncback.Result
+			if ext := strings.ToLower(filepath.Ext(from)); ext == ".rbxm" || ext == ".rbxmx" {
+				// A model: its top-level instances are the project root's children.
+				res, err = syncback.ExtractModel(file.Root.Children, opt)
+			} else {
+				res, err = syncback.Extract(file.Root, opt)
+			}
 			if err != nil {
 				return errcode.Wrap(errcode.Internal, err, "extract "+from)
 			}
@@ -214,8 +221,16 @@ func printInit(w io.Writer, d *initData) {
 	for _, f := range d.Fallbacks {
 		fmt.Fprintf(w, "model file: %s -> %s (%s)\n", f.Instance, f.File, f.Reason)
 	}
+	var notSynced []string
 	for _, s := range d.Skipped {
+		if name, ok := strings.CutSuffix(s, syncback.NotSynced); ok {
+			notSynced = append(notSynced, name)
+			continue
+		}
 		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+	if len(notSynced) > 0 {
+		fmt.Fprintf(w, "skipped %d top-level instances that are not synced services (--services includes them): %s\n", len(notSynced), strings.Join(notSynced, ", "))
 	}
 	for _, r := range d.DroppedRefs {
 		fmt.Fprintf(w, "ref not kept: %s (a project file cannot point at an instance)\n", r)

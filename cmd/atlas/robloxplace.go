@@ -22,7 +22,7 @@ func (a *app) robloxPlace(h *host.Host, path string) (place, save string, afterS
 		if file, err = host.ReadRobloxFile(path); err != nil {
 			return "", "", nil, err
 		}
-		pf = host.PlaceFromTree(file.Root, filepath.Base(path))
+		pf = file.EmulatorPlace()
 	} else {
 		if pf, err = h.InitialPlace(); err != nil {
 			return "", "", nil, err

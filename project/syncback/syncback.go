@@ -2,7 +2,6 @@ package syncback
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -60,6 +59,10 @@ type Result struct {
 	Instances   int // instances extracted, the DataModel excluded
 }
 
+// NotSynced ends the Skipped entry of a top-level instance that is not among the
+// services extracted.
+const NotSynced = " (not a synced service)"
+
 // ProjectFile is the name of the project file Extract writes.
 const ProjectFile = "default.project.json"
 
@@ -82,6 +85,7 @@ var folderClasses = map[string]bool{"Folder": true, "Configuration": true, "Tool
 var containerClasses = map[string]bool{"StarterPlayerScripts": true, "StarterCharacterScripts": true}
 
 type extractor struct {
+	camera   *dom.Instance // Workspace.CurrentCamera, left to Studio
 	res      *Result
 	src      string
 	inModels map[*dom.Instance]bool // instances written inside a model file
@@ -108,7 +112,7 @@ func Extract(root *dom.Instance, opt Options) (*Result, error) {
 	for _, c := range root.Children {
 		switch {
 		case !slices.Contains(want, c.Name):
-			e.res.Skipped = append(e.res.Skipped, c.Name+" (not a synced service; pass --services to include it)")
+			e.res.Skipped = append(e.res.Skipped, c.Name+NotSynced)
 		case seen[c.Name] > 1:
 			e.res.Skipped = append(e.res.Skipped, c.Name+" (several top-level instances have this name)")
 		case strings.HasPrefix(c.Name, "$"):
@@ -133,6 +137,59 @@ func Extract(root *dom.Instance, opt Options) (*Result, error) {
 	return e.res, nil
 }
 
+// ExtractModel turns a model's top-level instances into project files, as Rojo
+// syncs a model back into a project whose tree is {"$path": "src"}: the project's
+// root is the model's one top-level instance (or a Folder holding several), and
+// the root's children are files and folders under SrcDir.
+func ExtractModel(roots []*dom.Instance, opt Options) (*Result, error) {
+	if opt.SrcDir == "" {
+		opt.SrcDir = "src"
+	}
+	if opt.Name == "" {
+		opt.Name = "Model"
+	}
+	e := &extractor{res: &Result{}, src: opt.SrcDir, inModels: map[*dom.Instance]bool{}}
+	tree := jsonObj{}
+	if len(roots) == 1 {
+		// One top-level instance is the project's root itself.
+		root := roots[0]
+		roots = root.Children
+		e.res.Instances++
+		if root.ClassName != "Folder" {
+			tree = append(tree, member{"$className", root.ClassName})
+		}
+		form, err := project.FormOf(root)
+		if err != nil {
+			return nil, err
+		}
+		props, err := propsMembers(root.ClassName, form.Props, "$properties", "$attributes")
+		if err != nil {
+			return nil, err
+		}
+		tree = append(tree, props...)
+	}
+	if reason := badChildren(roots); reason != "" {
+		return nil, fmt.Errorf("the model's top-level instances cannot be files (%s): keep it as a model file", reason)
+	}
+	for _, c := range roots {
+		if err := e.write(e.src, c); err != nil {
+			return nil, err
+		}
+	}
+	if len(roots) > 0 {
+		tree = append(tree, member{"$path", e.src})
+	} else if len(tree) == 0 {
+		tree = append(tree, member{"$className", "Folder"})
+	}
+	pf := jsonObj{{"name", opt.Name}, {"tree", tree}}
+	e.add(ProjectFile, pf.render())
+	for _, r := range roots {
+		e.collectDroppedRefs(r, nil)
+	}
+	sort.Slice(e.res.Files, func(a, b int) bool { return e.res.Files[a].Path < e.res.Files[b].Path })
+	return e.res, nil
+}
+
 func (e *extractor) add(p string, data []byte) {
 	e.res.Files = append(e.res.Files, File{Path: p, Data: data})
 }
@@ -145,17 +202,20 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 	if err != nil {
 		return nil, err
 	}
-	if props, err := taggedProps(form.Props); err != nil {
-		return nil, fmt.Errorf("%s: %w", inst.Name, err)
-	} else if len(props) > 0 {
-		n = append(n, member{"$properties", props})
+	props, err := propsMembers(inst.ClassName, form.Props, "$properties", "$attributes")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inst.Path(), err)
 	}
 	var files, nodes []*dom.Instance
 	names := map[string]int{}
 	for _, c := range inst.Children {
 		names[c.Name]++
 	}
+	camera := currentCamera(inst)
 	for _, c := range inst.Children {
+		if c == camera {
+			continue
+		}
 		if (reflection.IsService(c.ClassName) || containerClasses[c.ClassName]) && names[c.Name] == 1 && !strings.HasPrefix(c.Name, "$") {
 			nodes = append(nodes, c)
 		} else {
@@ -172,13 +232,18 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 		e.res.Instances-- // counted again by model
 		return jsonObj{{"$path", file}}, nil
 	}
-	if len(files) > 0 {
-		n = append(n, member{"$path", dir})
-		for _, c := range files {
-			if err := e.write(dir, c); err != nil {
-				return nil, err
-			}
+	for _, c := range files {
+		if err := e.write(dir, c); err != nil {
+			return nil, err
 		}
+	}
+	if camera != nil {
+		// Studio makes the current camera itself, so Rojo's syncback leaves it
+		// out; a bare node keeps the place's camera matched and its children
+		// Studio's business.
+		n = append(n, member{camera.Name, jsonObj{{"$className", "Camera"}, {"$ignoreUnknownInstances", true}}})
+		e.res.Instances++
+		e.camera = camera
 	}
 	for _, c := range nodes {
 		sub := dir + "." + c.Name // beside dir, so the loader does not also read it as a child folder
@@ -191,7 +256,42 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 		}
 		n = append(n, member{c.Name, cn})
 	}
+	n = append(n, props...)
+	if len(files) > 0 {
+		n = append(n, member{"$path", dir})
+	}
 	return n, nil
+}
+
+// currentCamera is the Workspace's CurrentCamera when it is a uniquely named child
+// of inst (a Workspace).
+func currentCamera(inst *dom.Instance) *dom.Instance {
+	if inst.ClassName != "Workspace" {
+		return nil
+	}
+	ref, ok := inst.Properties["CurrentCamera"].(dom.Ref)
+	if !ok {
+		return nil
+	}
+	var cam *dom.Instance
+	n := 0
+	for _, c := range inst.Children {
+		if c.ID == string(ref) && c.ClassName == "Camera" {
+			cam = c
+		}
+	}
+	if cam == nil {
+		return nil
+	}
+	for _, c := range inst.Children {
+		if c.Name == cam.Name {
+			n++
+		}
+	}
+	if n != 1 || strings.HasPrefix(cam.Name, "$") {
+		return nil
+	}
+	return cam
 }
 
 // badChildren says why children cannot each be a file of their own in one folder
@@ -252,7 +352,7 @@ func (e *extractor) write(dir string, inst *dom.Instance) error {
 		if !project.LoadsBackAs(name, inst.Name) {
 			return e.modelOrParent(dir, inst, fmt.Sprintf("a file named %q would load as another name", name))
 		}
-		data, err := project.ModelJSON(inst)
+		data, err := modelJSON(inst)
 		if err != nil {
 			return e.model(inst, path.Join(dir, inst.Name+".rbxm"))
 		}
@@ -290,7 +390,7 @@ func (e *extractor) folder(dir string, inst *dom.Instance, init string, initData
 		e.add(path.Join(folder, init), initData)
 		wrote = true
 	}
-	meta, err := project.MetaJSON(inst.ClassName, metaClass, props)
+	meta, err := metaJSON(inst.ClassName, metaClass, props)
 	if err != nil {
 		return fmt.Errorf("%s: %w", inst.Path(), err)
 	}
@@ -310,7 +410,7 @@ func (e *extractor) folder(dir string, inst *dom.Instance, init string, initData
 }
 
 func (e *extractor) meta(p, class, metaClass string, props map[string]dom.Value) error {
-	data, err := project.MetaJSON(class, metaClass, props)
+	data, err := metaJSON(class, metaClass, props)
 	if err != nil {
 		return err
 	}
@@ -320,10 +420,12 @@ func (e *extractor) meta(p, class, metaClass string, props map[string]dom.Value)
 	return nil
 }
 
-// model writes inst's subtree as one binary model file.
+// model writes inst's subtree as one binary model file. Like the other files it
+// holds only what a project keeps: no defaults, no UniqueIds; refs inside the
+// model stay.
 func (e *extractor) model(inst *dom.Instance, file string) error {
 	var b bytes.Buffer
-	if err := rbxbin.Encode(&b, []*dom.Instance{inst}); err != nil {
+	if err := rbxbin.Encode(&b, []*dom.Instance{pruned(inst)}); err != nil {
 		return fmt.Errorf("%s: %w", inst.Path(), err)
 	}
 	inst.Walk(func(x *dom.Instance) bool {
@@ -333,6 +435,30 @@ func (e *extractor) model(inst *dom.Instance, file string) error {
 	})
 	e.add(file, b.Bytes())
 	return nil
+}
+
+// pruned copies inst's subtree with the properties a project keeps, and the refs
+// (Encode keeps those whose target is in the copy).
+func pruned(inst *dom.Instance) *dom.Instance {
+	c := inst.Clone()
+	orig := []*dom.Instance{}
+	inst.Walk(func(x *dom.Instance) bool { orig = append(orig, x); return true })
+	i := 0
+	c.Walk(func(x *dom.Instance) bool {
+		keep := propsFor(project.WritableProps(orig[i]))
+		if _, ok := orig[i].Properties["Source"]; ok {
+			keep["Source"] = orig[i].Properties["Source"] // a script's Source even when empty
+		}
+		for k, v := range orig[i].Properties {
+			if _, ok := v.(dom.Ref); ok {
+				keep[k] = v
+			}
+		}
+		x.Properties = keep
+		i++
+		return true
+	})
+	return c
 }
 
 func hasScript(inst *dom.Instance) bool {
@@ -358,7 +484,7 @@ func (e *extractor) collectDroppedRefs(root *dom.Instance, want []string) {
 		return top
 	}
 	for _, c := range root.Children {
-		if !slices.Contains(want, c.Name) {
+		if want != nil && !slices.Contains(want, c.Name) {
 			continue
 		}
 		c.Walk(func(i *dom.Instance) bool {
@@ -374,27 +500,12 @@ func (e *extractor) collectDroppedRefs(root *dom.Instance, want []string) {
 				if mr := modelRoot(i); mr != nil && modelRoot(t) == mr {
 					continue
 				}
+				if t == e.camera && k == "CurrentCamera" {
+					continue // Studio sets it
+				}
 				e.res.DroppedRefs = append(e.res.DroppedRefs, i.Path()+"."+k)
 			}
 			return true
 		})
 	}
-}
-
-// taggedProps renders properties in the explicit tagged form for a project file.
-func taggedProps(props map[string]dom.Value) (jsonObj, error) {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var obj jsonObj
-	for _, k := range keys {
-		b, err := dom.Marshal(props[k])
-		if err != nil {
-			return nil, fmt.Errorf("property %s: %w", k, err)
-		}
-		obj = append(obj, member{k, json.RawMessage(b)})
-	}
-	return obj, nil
 }

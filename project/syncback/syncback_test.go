@@ -214,7 +214,7 @@ func TestExtractBuildsBack(t *testing.T) {
 			t.Errorf("fallback of %s: %q, want it to say %q", inst, reasons[inst], why)
 		}
 	}
-	if !contains(res.Skipped, "Players (not a synced service; pass --services to include it)") {
+	if !contains(res.Skipped, "Players"+NotSynced) {
 		t.Errorf("Skipped = %v, want Players among them", res.Skipped)
 	}
 }
