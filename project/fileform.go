@@ -2,8 +2,10 @@ package project
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/project/format"
 )
 
@@ -90,3 +92,55 @@ func ImplicitForm(className, prop string, v dom.Value) ([]byte, bool) {
 // WritableProps returns the properties of inst a project file should hold: not
 // Name, not nil, not Refs, not those Roblox does not save, not defaults.
 func WritableProps(inst *dom.Instance) map[string]dom.Value { return writableProps(inst) }
+
+var defaults sync.Map // class + "\x00" + prop → defaultValue
+
+// defaultOf is the database default of class.prop, decoded once.
+func defaultOf(class, prop string) (dom.Value, bool) {
+	key := class + "\x00" + prop
+	if v, ok := defaults.Load(key); ok {
+		d := v.(defaultValue).v
+		return d, d != nil
+	}
+	var d dom.Value
+	if raw, ok := reflection.Default(class, prop); ok {
+		if v, err := dom.Unmarshal(raw); err == nil {
+			d = v
+		}
+	}
+	defaults.Store(key, defaultValue{d})
+	return d, d != nil
+}
+
+type defaultValue struct{ v dom.Value }
+
+// isDefault is dom.Equal(d, v) without its JSON round trip for the common
+// float-array types, which most instances of a place hold.
+func isDefault(d, v dom.Value) bool {
+	near := func(a, b []float32) bool {
+		for i := range a {
+			if x, y := float64(a[i]), float64(b[i]); x != y && !(x-y <= dom.Epsilon && y-x <= dom.Epsilon) {
+				return false
+			}
+		}
+		return true
+	}
+	switch dv := d.(type) {
+	case dom.CFrame:
+		vv, ok := v.(dom.CFrame)
+		if !ok {
+			return false
+		}
+		o1, o2 := dv.Orientation, vv.Orientation
+		return near(dv.Position[:], vv.Position[:]) && near(o1[0][:], o2[0][:]) && near(o1[1][:], o2[1][:]) && near(o1[2][:], o2[2][:])
+	case dom.Color3:
+		vv, ok := v.(dom.Color3)
+		return ok && near(dv[:], vv[:])
+	case dom.Vector2:
+		vv, ok := v.(dom.Vector2)
+		return ok && near(dv[:], vv[:])
+	case dom.Int32, dom.Int64, dom.Color3uint8, dom.BrickColor:
+		return d == v
+	}
+	return dom.Equal(d, v)
+}

@@ -147,6 +147,9 @@ func ExtractModel(roots []*dom.Instance, opt Options) (*Result, error) {
 	}
 	if opt.Name == "" {
 		opt.Name = "Model"
+		if len(roots) == 1 {
+			opt.Name = roots[0].Name
+		}
 	}
 	e := &extractor{res: &Result{}, src: opt.SrcDir, inModels: map[*dom.Instance]bool{}}
 	tree := jsonObj{}
