@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -168,16 +170,81 @@ func writeProject(dir string, res *syncback.Result, force bool, stateDir string)
 	if err := writeManifest(d.Journal, m); err != nil {
 		return nil, err
 	}
-	for _, f := range res.Files {
-		if err := writeDurable(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data); err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "write "+f.Path+" (the journal "+d.Journal+" lists what was written)")
-		}
+	if err := writeAll(dir, res.Files); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "write the project (the journal "+d.Journal+" lists its files)")
 	}
 	m.Finished = true
 	if err := writeManifest(d.Journal, m); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// writeAll writes the files in two phases: every file's bytes go to a temp file
+// beside it and are synced (in parallel: one fsync after another is what makes a
+// big extraction slow), and only when all are on disk are they renamed into
+// place. A failure in the first phase leaves nothing behind.
+func writeAll(dir string, files []syncback.File) error {
+	temps := make([]string, len(files))
+	errs := make([]error, len(files))
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(f.Path))), 0o755); err != nil {
+			return err
+		}
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				temps[i], errs[i] = writeSynced(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Data)
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+		return err
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+			for _, t := range temps[i:] {
+				os.Remove(t)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSynced writes data to a synced temp file beside path and returns its name.
+func writeSynced(path string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 func writeManifest(p string, m *initManifest) error {
