@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -506,5 +508,30 @@ func TestUniqueIdMatchesXML(t *testing.T) {
 	back, err := uniqueIDToBinary(got)
 	if err != nil || !bytes.Equal(back[:], b) {
 		t.Errorf("back to binary: % x, %v", back, err)
+	}
+}
+
+// A model Roblox Studio saved as XML (rbxmx's fixture) reads the same after a
+// trip through the binary format.
+func TestStudioFileThroughBinary(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "rbxmx", "testdata", "studio.rbxmx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromXML, err := rbxmx.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := encode(t, Options{}, fromXML...)
+	fromBin := decode(t, bin)
+	again, _ := rbxmx.Decode(bytes.NewReader(data))
+	refPaths(again)
+	refPaths(fromBin)
+	dropDefaults(fromBin, again)
+	if diff := cmp.Diff(snapshot(again), snapshot(fromBin), equalValues); diff != "" {
+		t.Errorf("Studio's model differs after the binary format (-xml +binary):\n%s", diff)
+	}
+	if count(fromBin) != count(again) || count(again) < 2 {
+		t.Errorf("%d instances, want %d", count(fromBin), count(again))
 	}
 }
