@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -100,8 +101,11 @@ func FindPluginDir(getenv func(string) string) (string, error) {
 
 // Emulator is a running Studio emulator: the real plugin on a mock DataModel.
 type Emulator struct {
-	cmd  *exec.Cmd
-	done chan error
+	cmd       *exec.Cmd
+	done      chan error
+	afterStop func() error
+	stopOnce  sync.Once
+	stopErr   error
 }
 
 // EmulatorOptions start an emulator.
@@ -113,6 +117,9 @@ type EmulatorOptions struct {
 	Review      string // accept, abort or none
 	SessionID   string
 	Logger      *slog.Logger
+	// AfterStop, if set, runs once when Stop has seen the emulator exit (e.g. to
+	// turn the saved place JSON into a Roblox place file).
+	AfterStop func() error
 }
 
 // StartEmulator runs `node emulator/run.mjs` and waits until it has connected.
@@ -141,7 +148,7 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "start the emulator")
 	}
-	e := &Emulator{cmd: cmd, done: make(chan error, 1)}
+	e := &Emulator{cmd: cmd, done: make(chan error, 1), afterStop: o.AfterStop}
 	connected := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -173,8 +180,20 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	}
 }
 
-// Stop asks the emulator to save and exit, and waits for it.
+// Stop asks the emulator to save and exit, waits for it, then runs AfterStop.
 func (e *Emulator) Stop() error {
+	e.stopOnce.Do(func() {
+		e.stopErr = e.stop()
+		if e.afterStop != nil {
+			if err := e.afterStop(); err != nil && e.stopErr == nil {
+				e.stopErr = err
+			}
+		}
+	})
+	return e.stopErr
+}
+
+func (e *Emulator) stop() error {
 	if e.cmd.Process == nil || e.cmd.ProcessState != nil {
 		return nil // never started, or already exited (and waited for)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/project/format"
@@ -120,7 +121,7 @@ func (l *loader) snapshotFile(ctx *context, p string) (*dom.Instance, error) {
 	case useRbxmx:
 		return l.rbxmxModel(p, name)
 	case useRbxm:
-		return nil, l.errf(p, "binary .rbxm models are not supported; save the model as .rbxmx instead")
+		return l.rbxmModel(p, name)
 	}
 	inst, err := l.fileInstance(ctx, p, u, name)
 	if err != nil {
@@ -445,6 +446,34 @@ func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
 		return true
 	})
 	inst.Kind = dom.KindRbxmx
+	return inst, nil
+}
+
+// rbxmModel reads a binary .rbxm model; like an .rbxmx it must hold one instance.
+func (l *loader) rbxmModel(p, name string) (*dom.Instance, error) {
+	data, err := l.readFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if !rbxbin.IsBinary(data) && bytes.Contains(data[:min(len(data), 256)], []byte("<roblox")) {
+		return nil, l.errf(p, "the file holds an XML model: name it .rbxmx")
+	}
+	roots, err := rbxbin.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, l.errf(p, "%v", err)
+	}
+	if len(roots) != 1 {
+		return nil, l.errf(p, "a model file must hold exactly one top-level instance, found %d", len(roots))
+	}
+	inst := roots[0]
+	l.modelRefs = append(l.modelRefs, rbxmx.CaptureRefs(roots))
+	inst.Name = name
+	inst.Walk(func(x *dom.Instance) bool {
+		x.FsPath = l.rel(p)
+		x.Kind = dom.KindInFile
+		return true
+	})
+	inst.Kind = dom.KindRbxm
 	return inst, nil
 }
 

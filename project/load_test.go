@@ -881,7 +881,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "err-syntax-nested", file: "lib/lib.project.json", line: 3, column: 28},
 		{name: "err-bom-project", file: "default.project.json", line: 1, column: 1, msg: "unexpected token"},
 		{name: "err-unknown-property", file: "default.project.json", msg: "Bogus"},
-		{name: "err-rbxm", file: "src/x.rbxm", msg: ".rbxm"},
+		{name: "err-rbxm", file: "src/x.rbxm", msg: "name it .rbxmx"},
 		{name: "err-bom-json", file: "src/x.json", line: 1, column: 1},
 		{name: "err-bom-meta", file: "src/x.meta.json", line: 1, column: 1},
 		{name: "err-bom-model", file: "src/x.model.json", line: 1, column: 1},

@@ -1123,10 +1123,8 @@ func writableProps(inst *dom.Instance) map[string]dom.Value {
 			if !p.Serializes {
 				continue
 			}
-			if raw, ok := reflection.Default(inst.ClassName, k); ok {
-				if d, err := dom.Unmarshal(raw); err == nil && dom.Equal(d, v) {
-					continue
-				}
+			if d, ok := defaultOf(inst.ClassName, k); ok && isDefault(d, v) {
+				continue
 			}
 		}
 		props[k] = v

@@ -170,6 +170,7 @@ func (a *app) commands() []*cli.Command {
 		a.pluginCommand(),
 		a.treeCommand(),
 		a.buildCommand(),
+		a.initCommand(),
 		a.demoCommand(),
 		a.versionCommand(),
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/errcode"
 )
@@ -30,29 +31,32 @@ type buildData struct {
 func (a *app) buildCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "build",
-		Usage: "build the project into a Roblox model (.rbxmx) or place (.rbxlx) file",
+		Usage: "build the project into a Roblox model (.rbxm, .rbxmx) or place (.rbxl, .rbxlx) file",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file (.rbxmx or .rbxlx)", Required: true},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file: .rbxl or .rbxm (binary), .rbxlx or .rbxmx (XML)", Required: true},
 			jsonFlag,
 		},
 		Action: a.action("build", func(ctx context.Context, c *cli.Command) error {
 			out := c.String("output")
 			ext := strings.ToLower(filepath.Ext(out))
-			if ext != ".rbxmx" && ext != ".rbxlx" {
-				return errcode.New(errcode.Usage, "output %q must end in .rbxmx (a model) or .rbxlx (a place)", out).
-					Reason("bad_output", "pass -o NAME.rbxmx or -o NAME.rbxlx")
+			f, ok := fileFormats[ext]
+			if !ok {
+				return errcode.New(errcode.Usage, "output %q must end in .rbxl or .rbxlx (a place), or .rbxm or .rbxmx (a model)", out).
+					Reason("bad_output", "pass -o NAME.rbxl, NAME.rbxlx, NAME.rbxm or NAME.rbxmx")
 			}
 			_, p, err := a.loadProject(c)
 			if err != nil {
 				return err
 			}
-			roots := []*dom.Instance{p.Root}
+			root := p.Root.Clone()
+			addRojoDefaults(root)
+			roots := []*dom.Instance{root}
 			format := "model"
-			if ext == ".rbxlx" {
-				roots, format = p.Root.Children, "place"
+			if f.place {
+				roots, format = root.Children, "place"
 			}
 			var buf bytes.Buffer
-			if err := rbxmx.Encode(&buf, roots); err != nil {
+			if err := f.encode(&buf, roots); err != nil {
 				return errcode.Wrap(errcode.Internal, err, "encode "+out)
 			}
 			if !filepath.IsAbs(out) {
@@ -68,6 +72,38 @@ func (a *app) buildCommand() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// fileFormat is a Roblox file format, chosen by the file's extension.
+type fileFormat struct {
+	place  bool
+	binary bool
+	encode func(io.Writer, []*dom.Instance) error
+	decode func(io.Reader) ([]*dom.Instance, error)
+}
+
+var fileFormats = map[string]fileFormat{
+	".rbxl":  {place: true, binary: true, encode: rbxbin.Encode, decode: rbxbin.Decode},
+	".rbxm":  {binary: true, encode: rbxbin.Encode, decode: rbxbin.Decode},
+	".rbxlx": {place: true, encode: rbxmx.Encode, decode: rbxmx.Decode},
+	".rbxmx": {encode: rbxmx.Encode, decode: rbxmx.Decode},
+}
+
+// pivotClasses are the Model classes Rojo gives NeedsPivotMigration = false when
+// they do not set it, so that Studio does not move their pivots on load.
+var pivotClasses = map[string]bool{
+	"Model": true, "Actor": true, "Tool": true, "HopperBin": true, "Flag": true,
+	"WorldModel": true, "Workspace": true, "Status": true,
+}
+
+// addRojoDefaults adds the properties Rojo adds to every instance it builds.
+func addRojoDefaults(root *dom.Instance) {
+	root.Walk(func(i *dom.Instance) bool {
+		if _, set := i.Properties["NeedsPivotMigration"]; pivotClasses[i.ClassName] && !set {
+			i.Properties["NeedsPivotMigration"] = dom.Bool(false)
+		}
+		return true
+	})
 }
 
 // writeFileAtomic writes through a temp file and a rename, so a reader never sees half a file.

@@ -190,7 +190,7 @@ func TestBuildErrors(t *testing.T) {
 		wantCode errcode.Code
 		details  map[string]any // details that must be present
 	}{
-		{name: "bad output extension", fixture: "file-rules", out: "out.rbxm", wantCode: errcode.Usage},
+		{name: "bad output extension", fixture: "file-rules", out: "out.rbxz", wantCode: errcode.Usage},
 		{name: "no extension", fixture: "file-rules", out: "out", wantCode: errcode.Usage},
 		{
 			name: "syntax error", fixture: "err-syntax", out: "out.rbxmx", wantCode: errcode.ProjectInvalid,

@@ -42,8 +42,12 @@ func (a *app) demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "walk through a sync transaction on a throw-away project with the Studio emulator",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "where to create the demo project (default: a temp folder)"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "where to create the demo project (default: a temp folder)"},
+			&cli.StringFlag{Name: "place", Usage: "show a plan against your own place (.rbxl, .rbxlx): the demo project is extracted from it; the file is not changed"}},
 		Action: a.action("demo", func(ctx context.Context, c *cli.Command) error {
+			if c.String("place") != "" {
+				return a.runPlaceDemo(ctx, c.String("place"), c.String("dir"))
+			}
 			return a.runDemo(ctx, c.String("dir"))
 		}),
 	}

@@ -16,7 +16,7 @@ import (
 
 // The emulator's flags, shared by serve and mcp.
 var (
-	placeFlag  = &cli.StringFlag{Name: "place", Usage: "with --emulate: a place JSON file to start from; it is saved back on exit"}
+	placeFlag  = &cli.StringFlag{Name: "place", Usage: "with --emulate: a place to start from (.rbxl, .rbxlx, .rbxm, .rbxmx or the emulator's JSON); it is saved back on exit in its format"}
 	reviewFlag = &cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews (accept, abort, none)"}
 )
 
@@ -81,7 +81,13 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 		return nil, err
 	}
 	save := ""
-	if place != "" {
+	var afterStop func() error
+	if place != "" && host.IsRobloxFile(place) {
+		var err error
+		if place, save, afterStop, err = a.robloxPlace(h, place); err != nil {
+			return nil, err
+		}
+	} else if place != "" {
 		if !filepath.IsAbs(place) {
 			place = filepath.Join(a.cwd, place)
 		}
@@ -112,5 +118,5 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
 		}
 	}
-	return host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: place, Save: save, Review: review, Logger: logger})
+	return host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: place, Save: save, Review: review, Logger: logger, AfterStop: afterStop})
 }

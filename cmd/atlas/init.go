@@ -1,0 +1,315 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/project/syncback"
+)
+
+type initFile struct {
+	Path     string `json:"path"`
+	Blob     string `json:"blob"`               // git blob id of the bytes written
+	Replaced bool   `json:"replaced,omitempty"` // an existing file was overwritten (--force)
+	Backup   string `json:"backup,omitempty"`   // where its old bytes were kept
+}
+
+type initData struct {
+	From        string              `json:"from"`
+	Dir         string              `json:"dir"`
+	Instances   int                 `json:"instances"`
+	Files       []initFile          `json:"files"`
+	Fallbacks   []syncback.Fallback `json:"fallbacks"`
+	Skipped     []string            `json:"skipped"`
+	DroppedRefs []string            `json:"droppedRefs"`
+	Journal     string              `json:"journal"`
+}
+
+// initManifest is the journal of one init: written before the first file and
+// completed after the last, so a cut-short init can be inspected and undone.
+type initManifest struct {
+	initData
+	Started  time.Time `json:"started"`
+	Finished bool      `json:"finished"`
+}
+
+func (a *app) initCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "write a Rojo project from an existing place file (Rojo's syncback rules)",
+		ArgsUsage: "[DIR]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "the place or model to extract (.rbxl, .rbxlx, .rbxm, .rbxmx)", Required: true},
+			&cli.StringSliceFlag{Name: "services", Usage: "top-level services to extract (default: " + strings.Join(syncback.DefaultServices, ",") + ")"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite files that already exist (their old bytes are kept in the journal)"},
+			jsonFlag,
+		},
+		Action: a.action("init", func(ctx context.Context, c *cli.Command) error {
+			from := c.String("from")
+			if !filepath.IsAbs(from) {
+				from = filepath.Join(a.cwd, from)
+			}
+			if !host.IsRobloxFile(from) {
+				return errcode.New(errcode.Usage, "--from %q must be a .rbxl, .rbxlx, .rbxm or .rbxmx file", c.String("from")).
+					Reason("bad_input", "pass --from PLACE.rbxl or --from PLACE.rbxlx")
+			}
+			dir := a.cwd
+			if c.Args().Len() > 1 {
+				return errcode.New(errcode.Usage, "init takes at most one folder").Reason("bad_args", "atlas init --from PLACE [DIR]")
+			}
+			if d := c.Args().First(); d != "" {
+				dir = d
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(a.cwd, dir)
+				}
+			}
+			file, err := host.ReadRobloxFile(from)
+			if err != nil {
+				return err
+			}
+			var services []string
+			for _, s := range c.StringSlice("services") {
+				for _, p := range strings.Split(s, ",") {
+					if p = strings.TrimSpace(p); p != "" {
+						services = append(services, p)
+					}
+				}
+			}
+			name := strings.TrimSuffix(filepath.Base(from), filepath.Ext(from))
+			opt := syncback.Options{Name: name, Services: services}
+			var res *syncback.Result
+			if ext := strings.ToLower(filepath.Ext(from)); ext == ".rbxm" || ext == ".rbxmx" {
+				// A model: its top-level instances are the project root's children.
+				res, err = syncback.ExtractModel(file.Root.Children, opt)
+			} else {
+				res, err = syncback.Extract(file.Root, opt)
+			}
+			if err != nil {
+				return errcode.Wrap(errcode.Internal, err, "extract "+from)
+			}
+			stateDir, err := a.stateDir()
+			if err != nil {
+				return err
+			}
+			d, err := writeProject(dir, res, c.Bool("force"), stateDir)
+			if err != nil {
+				return err
+			}
+			d.From = from
+			a.emit("init", d, nil, func(w io.Writer) { printInit(w, d) })
+			return nil
+		}),
+	}
+}
+
+// writeProject writes the extracted files into dir. Without force it refuses,
+// writing nothing, when any of them exists. Each file is written atomically; the
+// journal lists every file (with the old bytes of those replaced).
+func writeProject(dir string, res *syncback.Result, force bool, stateDir string) (*initData, error) {
+	d := &initData{Dir: dir, Instances: res.Instances, Fallbacks: res.Fallbacks, Skipped: res.Skipped, DroppedRefs: res.DroppedRefs,
+		Files: []initFile{}}
+	if d.Fallbacks == nil {
+		d.Fallbacks = []syncback.Fallback{}
+	}
+	if d.Skipped == nil {
+		d.Skipped = []string{}
+	}
+	if d.DroppedRefs == nil {
+		d.DroppedRefs = []string{}
+	}
+	var existing []string
+	for _, f := range res.Files {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+			existing = append(existing, f.Path)
+		}
+	}
+	if len(existing) > 0 && !force {
+		shown := existing
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		return nil, errcode.New(errcode.PreconditionFailed, "%d file(s) of the project already exist in %s (e.g. %s); nothing was written", len(existing), dir, strings.Join(shown, ", ")).
+			With("files", existing).Reason("files_exist", "init into an empty folder", "pass --force to overwrite them (their old bytes are kept in the journal)")
+	}
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	jdir := filepath.Join(stateDir, "init", time.Now().UTC().Format("20060102T150405Z")+"-"+hex.EncodeToString(id[:]))
+	if err := os.MkdirAll(jdir, 0o700); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "create the journal")
+	}
+	d.Journal = filepath.Join(jdir, "manifest.json")
+	m := &initManifest{Started: time.Now().UTC()}
+	for _, f := range res.Files {
+		rec := initFile{Path: f.Path, Blob: gitblob.Hash(f.Data)}
+		target := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if old, err := os.ReadFile(target); err == nil {
+			rec.Replaced = true
+			rec.Backup = filepath.Join(jdir, "backup", filepath.FromSlash(f.Path))
+			if err := writeDurable(rec.Backup, old); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "keep the old "+f.Path)
+			}
+		}
+		d.Files = append(d.Files, rec)
+	}
+	m.initData = *d
+	if err := writeManifest(d.Journal, m); err != nil {
+		return nil, err
+	}
+	if err := writeAll(dir, res.Files); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "write the project (the journal "+d.Journal+" lists its files)")
+	}
+	m.Finished = true
+	if err := writeManifest(d.Journal, m); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// writeAll writes the files in two phases: every file's bytes go to a temp file
+// beside it and are synced (in parallel: one fsync after another is what makes a
+// big extraction slow), and only when all are on disk are they renamed into
+// place. A failure in the first phase leaves nothing behind.
+func writeAll(dir string, files []syncback.File) error {
+	temps := make([]string, len(files))
+	errs := make([]error, len(files))
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(f.Path))), 0o755); err != nil {
+			return err
+		}
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				temps[i], errs[i] = writeSynced(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Data)
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+		return err
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+			for _, t := range temps[i:] {
+				os.Remove(t)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSynced writes data to a synced temp file beside path and returns its name.
+func writeSynced(path string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+func writeManifest(p string, m *initManifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "journal")
+	}
+	if err := writeDurable(p, append(b, '\n')); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write the journal")
+	}
+	return nil
+}
+
+// writeDurable writes a file through a temp file that is synced before the rename,
+// creating its folder.
+func writeDurable(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func printInit(w io.Writer, d *initData) {
+	fmt.Fprintf(w, "wrote %d files for %d instances into %s\n", len(d.Files), d.Instances, d.Dir)
+	for _, f := range d.Fallbacks {
+		fmt.Fprintf(w, "model file: %s -> %s (%s)\n", f.Instance, f.File, f.Reason)
+	}
+	var notSynced []string
+	for _, s := range d.Skipped {
+		if name, ok := strings.CutSuffix(s, syncback.NotSynced); ok {
+			notSynced = append(notSynced, name)
+			continue
+		}
+		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+	if len(notSynced) > 0 {
+		fmt.Fprintf(w, "skipped %d top-level instances that are not synced services (--services includes them): %s\n", len(notSynced), strings.Join(notSynced, ", "))
+	}
+	for _, r := range d.DroppedRefs {
+		fmt.Fprintf(w, "ref not kept: %s (a project file cannot point at an instance)\n", r)
+	}
+	replaced := 0
+	for _, f := range d.Files {
+		if f.Replaced {
+			replaced++
+		}
+	}
+	if replaced > 0 {
+		fmt.Fprintf(w, "replaced %d existing file(s); their old bytes are in the journal\n", replaced)
+	}
+	fmt.Fprintf(w, "journal: %s\n", d.Journal)
+}

@@ -1,0 +1,48 @@
+package rbxmx
+
+import (
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/reflection"
+)
+
+// The binary format (package rbxbin) stores properties under the same file names
+// and the same blobs as XML; these export the mapping and the blob codecs so the
+// two formats cannot drift apart.
+
+// FileName returns the name under which className's property prop is written, the
+// type the file stores it as when that differs from the property's own ("" if
+// not), and a rank that orders a property (0) before its alias (1) before names
+// the database does not know (2).
+func FileName(className, prop string) (name, fileType string, rank int) {
+	return fileName(className, prop)
+}
+
+// CanonicalName maps a property name found in a file to the property it stores,
+// with its database entry (nil when the database does not know it).
+func CanonicalName(className, name string) (string, *reflection.Property) {
+	return canonicalName(className, name)
+}
+
+// EncodeAttributes writes attributes in Roblox's binary attribute format
+// (AttributesSerialize).
+func EncodeAttributes(attrs dom.Attributes) ([]byte, error) { return encodeAttributes(attrs) }
+
+// DecodeAttributes reads Roblox's binary attribute format.
+func DecodeAttributes(data []byte) (dom.Attributes, error) { return decodeAttributes(data) }
+
+// EncodeMaterialColors writes Terrain.MaterialColors as its 69-byte blob.
+func EncodeMaterialColors(mc dom.MaterialColors) ([]byte, error) { return encodeMaterialColors(mc) }
+
+// DecodeMaterialColors reads Terrain.MaterialColors from its 69-byte blob.
+func DecodeMaterialColors(data []byte) (dom.MaterialColors, error) {
+	return decodeMaterialColors(data)
+}
+
+// FontWeight returns the FontWeight enum value of a weight name.
+func FontWeight(name string) (uint16, bool) {
+	w, ok := fontWeights[name]
+	return w, ok
+}
+
+// FontWeightName returns the name of a FontWeight enum value.
+func FontWeightName(n uint16) (string, bool) { return fontWeightName(n) }
