@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,4 +222,61 @@ func TestDeleteJSONCMemberErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzDeleteJSONCMember(f *testing.F) {
+	for _, s := range []string{
+		`{"a": 1}`, patchProject, "{\r\n\t\"a\": 1, // one\r\n\t'b': [2],\r\n}\r\n",
+		`{"a": 1 "b": 2, "a": 3,}`, "{\n  /* c */ \"a\": {\"x\": 1},\n  b: 2 // two\n}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		raw, err := ParseJSONC(data)
+		if err != nil {
+			return
+		}
+		keys, err := ObjectKeys(raw)
+		if err != nil {
+			return
+		}
+		for _, key := range keys {
+			var want map[string]any
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, key)
+			out, err := DeleteJSONCMember(data, []string{key})
+			if err != nil {
+				continue // refused: the file stays as it is
+			}
+			oraw, err := ParseJSONC(out)
+			if err != nil {
+				t.Fatalf("DeleteJSONCMember(%q, %q) = %q, which does not parse: %v", data, key, out, err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(oraw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("DeleteJSONCMember(%q, %q) = %q, value mismatch (-want +got):\n%s", data, key, out, diff)
+			}
+		}
+		// What PatchJSONCValue adds, DeleteJSONCMember takes away.
+		if slices.Contains(keys, "fuzz") {
+			return
+		}
+		patched, err := PatchJSONCValue(data, []string{"fuzz"}, json.RawMessage(`{"x": 1}`))
+		if err != nil {
+			t.Fatalf("PatchJSONCValue(%q): %v", data, err)
+		}
+		out, err := DeleteJSONCMember(patched, []string{"fuzz"})
+		if err != nil {
+			t.Fatalf("DeleteJSONCMember(%q, fuzz): %v", patched, err)
+		}
+		back, err := ParseJSONC(out)
+		if err != nil || string(back) != string(raw) {
+			t.Fatalf("DeleteJSONCMember(%q, fuzz) = %q, parsing to %s, %v; want %s", patched, out, back, err, raw)
+		}
+	})
 }
