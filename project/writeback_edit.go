@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -85,12 +86,6 @@ type propLayer struct {
 // applied, and the one a property nobody sets yet should go to (natural, which
 // may not exist yet), or -1 when the instance has none.
 func (w *editor) layers(disk *dom.Instance) (ls []propLayer, natural int, err error) {
-	// metas adds the meta files of name in dir, both spellings.
-	metas := func(dir, name string) {
-		for _, ext := range metaExts {
-			ls = append(ls, propLayer{file: join(dir, name+ext), propsKeys: []string{"properties"}, attrsKey: "attributes"})
-		}
-	}
 	natural = -1
 	// choose picks the first existing of candidates, else the first.
 	choose := func(candidates ...int) error {
@@ -109,15 +104,15 @@ func (w *editor) layers(disk *dom.Instance) (ls []propLayer, natural int, err er
 	}
 	switch disk.Kind {
 	case dom.KindScript, dom.KindText, dom.KindCSV, dom.KindJSON, dom.KindTOML, dom.KindYAML:
-		metas(dirOf(disk.FsPath), metaName(disk))
+		ls = appendMetas(ls, dirOf(disk.FsPath), metaName(disk))
 		err = choose(0, 1)
 	case dom.KindInit, dom.KindDir:
 		dir := disk.FsPath
 		if disk.Kind == dom.KindInit {
-			metas(dir, path.Base(dir))
+			ls = appendMetas(ls, dir, path.Base(dir))
 		}
 		n := len(ls)
-		metas(dir, "init")
+		ls = appendMetas(ls, dir, "init")
 		err = choose(n, n+1)
 	case dom.KindModel:
 		ls = append(ls, propLayer{file: disk.FsPath, propsKeys: []string{"properties", "Properties"}, attrsKey: "attributes"})
@@ -147,6 +142,15 @@ func (w *editor) layers(disk *dom.Instance) (ls []propLayer, natural int, err er
 		}
 	}
 	return ls, natural, nil
+}
+
+// appendMetas appends the layers of the meta files of name in dir, both spellings.
+func appendMetas(ls []propLayer, dir, name string) []propLayer {
+	ls = slices.Grow(ls, len(metaExts))
+	for _, ext := range metaExts {
+		ls = append(ls, propLayer{file: join(dir, name+ext), propsKeys: []string{"properties"}, attrsKey: "attributes"})
+	}
+	return ls
 }
 
 // jsonObject returns the layer's object, or nil when its file does not exist.

@@ -310,6 +310,20 @@ func BenchmarkPullEditProperty(b *testing.B) {
 	}
 }
 
+func BenchmarkPullEditRemoveProperty(b *testing.B) {
+	dir, p := benchProject(b, 1000)
+	fsys := os.DirFS(dir)
+	disk := p.Root.Find("Workspace")
+	studio := disk.Clone()
+	delete(studio.Properties, "Gravity")
+	for b.Loop() {
+		ops, err := PullEdit(p, fsys, disk, studio, []string{"Gravity"})
+		if err != nil || len(ops) != 1 {
+			b.Fatalf("PullEdit = %v, %v, want one write", ops, err)
+		}
+	}
+}
+
 func BenchmarkPullAddScript(b *testing.B) {
 	dir, p := benchProject(b, 1000)
 	fsys := os.DirFS(dir)

@@ -101,7 +101,7 @@ func DeleteJSONCMember(data []byte, keyPath []string) ([]byte, error) {
 }
 
 // withoutMember returns root as compact JSON without the member key of the object
-// at parentPath, the value DeleteJSONCMember must leave.
+// at parentPath, the value DeleteJSONCMember must leave. It leaves root as it was.
 func withoutMember(root *node, parentPath []string, key string) ([]byte, error) {
 	obj, err := objectAt(root, parentPath)
 	if err != nil {
