@@ -29,24 +29,28 @@ func BenchmarkParseJSONC(b *testing.B) {
 	}
 }
 
-func BenchmarkPatchJSONCValue(b *testing.B) {
+// BenchmarkJSONCEdit edits a property of a node in the middle of the document.
+func BenchmarkJSONCEdit(b *testing.B) {
 	doc := benchDoc(500)
 	path := []string{"tree", "Node250", "$properties", "Anchored"}
-	b.SetBytes(int64(len(doc)))
-	for b.Loop() {
-		if _, err := PatchJSONCValue(doc, path, json.RawMessage("false")); err != nil {
-			b.Fatal(err)
-		}
+	edits := []struct {
+		name string
+		edit func() ([]byte, error)
+	}{
+		{"patch", func() ([]byte, error) { return PatchJSONCValue(doc, path, json.RawMessage("false")) }},
+		{"insert", func() ([]byte, error) {
+			return PatchJSONCValue(doc, append(path[:3:3], "CanCollide"), json.RawMessage("false"))
+		}},
+		{"delete", func() ([]byte, error) { return DeleteJSONCMember(doc, path) }},
 	}
-}
-
-func BenchmarkDeleteJSONCMember(b *testing.B) {
-	doc := benchDoc(500)
-	path := []string{"tree", "Node250", "$properties", "Anchored"}
-	b.SetBytes(int64(len(doc)))
-	for b.Loop() {
-		if _, err := DeleteJSONCMember(doc, path); err != nil {
-			b.Fatal(err)
-		}
+	for _, e := range edits {
+		b.Run(e.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				if _, err := e.edit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
