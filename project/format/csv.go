@@ -155,49 +155,26 @@ func readCSV(text string) []csvRecord {
 			}
 			state, start = startField, line
 		}
-		switch state {
-		case startField:
-			switch {
-			case c == '"':
-				state = inQuoted
-			case c == ',':
-				endField()
-			case terminator:
-				endRecord()
-			default:
-				field.WriteByte(c)
-				state = inField
-			}
-		case inField:
-			switch {
-			case c == ',':
-				endField()
-				state = startField
-			case terminator:
-				endRecord()
-			default:
-				field.WriteByte(c)
-			}
-		case inQuoted:
-			if c == '"' {
-				state = quoteInQuoted
-			} else {
-				field.WriteByte(c)
-			}
-		case quoteInQuoted:
-			switch {
-			case c == '"':
-				field.WriteByte('"')
-				state = inQuoted
-			case c == ',':
-				endField()
-				state = startField
-			case terminator:
-				endRecord()
-			default:
-				field.WriteByte(c)
-				state = inField
-			}
+		switch {
+		case state == inQuoted && c == '"':
+			state = quoteInQuoted
+		case state == inQuoted:
+			field.WriteByte(c)
+		case state == startField && c == '"':
+			state = inQuoted
+		case state == quoteInQuoted && c == '"':
+			// A doubled quote inside quotes is one quote.
+			field.WriteByte('"')
+			state = inQuoted
+		case c == ',':
+			endField()
+			state = startField
+		case terminator:
+			endRecord()
+		default:
+			// A quote that does not open a field is kept as text.
+			field.WriteByte(c)
+			state = inField
 		}
 		if c == '\n' {
 			line++

@@ -37,25 +37,107 @@ func PatchJSONCValue(data []byte, keyPath []string, newValue json.RawMessage) ([
 	if len(keyPath) == 0 {
 		return splice(src, root.start, root.end, reindent(value, nl, lineIndent(src, root.start))), nil
 	}
+	parentPath, key := keyPath[:len(keyPath)-1], keyPath[len(keyPath)-1]
+	obj, err := objectAt(root, parentPath)
+	if err != nil {
+		return nil, fmt.Errorf("patch jsonc: %w", err)
+	}
+	i := lastMember(obj, key)
+	if i < 0 {
+		return insertMember(src, nl, obj, key, value), nil
+	}
+	m := obj.members[i]
+	return splice(src, m.value.start, m.value.end, reindent(value, nl, lineIndent(src, m.keyStart))), nil
+}
+
+// DeleteJSONCMember returns data without the object member at keyPath (object keys
+// from the top), keeping every other byte. A member followed by a comma goes with
+// that comma and with a comment on the rest of its line, and with its whole line
+// when nothing else is on it; the last member of an object goes with the comma
+// before it, so that none is left dangling. A key written twice is removed each
+// time, since the earlier value would take over.
+//
+// The result is checked: it must parse to the document without the member. It is
+// an error when data does not parse, when the member or an object on the path is
+// missing, or when the file's layout defeats the edit.
+func DeleteJSONCMember(data []byte, keyPath []string) ([]byte, error) {
+	if len(keyPath) == 0 {
+		return nil, errors.New("delete jsonc member: no key to remove")
+	}
+	root, err := parseJSONC(data)
+	if err != nil {
+		return nil, fmt.Errorf("delete jsonc member: %w", err)
+	}
+	parentPath, key := keyPath[:len(keyPath)-1], keyPath[len(keyPath)-1]
+	want, err := withoutMember(root, parentPath, key)
+	if err != nil {
+		return nil, fmt.Errorf("delete jsonc member: %w", err)
+	}
+	src := string(data)
+	for n := 0; ; n++ {
+		obj, err := objectAt(root, parentPath)
+		if err != nil {
+			return nil, fmt.Errorf("delete jsonc member: %w", err)
+		}
+		i := lastMember(obj, key)
+		if i < 0 && n > 0 {
+			break
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("delete jsonc member: %s does not exist", describePath(keyPath))
+		}
+		start, end := memberCut(src, obj, i)
+		src = src[:start] + src[end:]
+		if root, err = parseJSONC([]byte(src)); err != nil {
+			return nil, fmt.Errorf("delete jsonc member: the edited file does not parse: %w", err)
+		}
+	}
+	var got bytes.Buffer
+	writeJSON(&got, root)
+	if !bytes.Equal(want, got.Bytes()) {
+		return nil, errors.New("delete jsonc member: the file's layout is too unusual to edit safely")
+	}
+	return []byte(src), nil
+}
+
+// withoutMember returns root as compact JSON without the member key of the object
+// at parentPath, the value DeleteJSONCMember must leave. It leaves root as it was.
+func withoutMember(root *node, parentPath []string, key string) ([]byte, error) {
+	obj, err := objectAt(root, parentPath)
+	if err != nil {
+		return nil, err
+	}
+	saved := obj.members
+	obj.members = make([]member, 0, len(saved))
+	for _, m := range saved {
+		if m.key != key {
+			obj.members = append(obj.members, m)
+		}
+	}
+	var b bytes.Buffer
+	writeJSON(&b, root)
+	obj.members = saved
+	return b.Bytes(), nil
+}
+
+// objectAt follows path from root through the last occurrence of each key, the one
+// that takes effect, to an object.
+func objectAt(root *node, path []string) (*node, error) {
 	obj := root
-	for i, key := range keyPath {
+	for i, key := range path {
 		if obj.kind != kindObject {
-			return nil, fmt.Errorf("patch jsonc: %s is not an object", describePath(keyPath[:i]))
+			return nil, fmt.Errorf("%s is not an object", describePath(path[:i]))
 		}
 		m := lastMember(obj, key)
-		if m == nil && i < len(keyPath)-1 {
-			return nil, fmt.Errorf("patch jsonc: %s does not exist", describePath(keyPath[:i+1]))
+		if m < 0 {
+			return nil, fmt.Errorf("%s does not exist", describePath(path[:i+1]))
 		}
-		if m == nil {
-			return insertMember(src, nl, obj, key, value), nil
-		}
-		if i == len(keyPath)-1 {
-			v := reindent(value, nl, lineIndent(src, m.keyStart))
-			return splice(src, m.value.start, m.value.end, v), nil
-		}
-		obj = m.value
+		obj = obj.members[m].value
 	}
-	panic("unreachable")
+	if obj.kind != kindObject {
+		return nil, fmt.Errorf("%s is not an object", describePath(path))
+	}
+	return obj, nil
 }
 
 func describePath(path []string) string {
@@ -65,13 +147,48 @@ func describePath(path []string) string {
 	return fmt.Sprintf("key path %q", strings.Join(path, "."))
 }
 
-func lastMember(obj *node, key string) *member {
+// lastMember returns the index of the last member of obj named key, or -1.
+func lastMember(obj *node, key string) int {
 	for i := len(obj.members) - 1; i >= 0; i-- {
 		if obj.members[i].key == key {
-			return &obj.members[i]
+			return i
 		}
 	}
-	return nil
+	return -1
+}
+
+// memberCut returns the bytes [start, end) of src to remove with the i-th member of
+// obj (see DeleteJSONCMember).
+func memberCut(src string, obj *node, i int) (start, end int) {
+	m := obj.members[i]
+	if m.comma < 0 {
+		// The last member: from the previous member's comma, or from the end of the
+		// previous member (or the '{'), through the value.
+		start = obj.start + 1
+		if i > 0 {
+			prev := obj.members[i-1]
+			start = prev.value.end
+			if prev.comma >= 0 {
+				start = prev.comma
+			}
+		}
+		return start, m.value.end
+	}
+	// A comment on the rest of the line is the member's and goes with it.
+	start, end = m.keyStart, skipInline(src, m.comma+1)
+	lineStart := m.keyStart
+	for lineStart > 0 && (src[lineStart-1] == ' ' || src[lineStart-1] == '\t') {
+		lineStart--
+	}
+	if lineStart == 0 || src[lineStart-1] == '\n' {
+		switch {
+		case strings.HasPrefix(src[end:], "\r\n"):
+			start, end = lineStart, end+2
+		case strings.HasPrefix(src[end:], "\n"):
+			start, end = lineStart, end+1
+		}
+	}
+	return start, end
 }
 
 func splice(src string, start, end int, text string) []byte {
@@ -130,16 +247,23 @@ func reindent(value, nl, indent string) string {
 // lineEnd returns the offset of the line break after pos when only spaces, tabs and
 // comments come before it, or -1.
 func lineEnd(src string, pos int) int {
+	if pos = skipInline(src, pos); pos < len(src) && (src[pos] == '\r' || src[pos] == '\n') {
+		return pos
+	}
+	return -1
+}
+
+// skipInline returns the offset after the spaces, tabs and comments that follow pos
+// on its line; a // comment runs to the line break, which it leaves out.
+func skipInline(src string, pos int) int {
 	for pos < len(src) {
 		switch {
 		case src[pos] == ' ' || src[pos] == '\t':
 			pos++
-		case src[pos] == '\r' || src[pos] == '\n':
-			return pos
 		case strings.HasPrefix(src[pos:], "//"):
 			end := strings.IndexByte(src[pos:], '\n')
 			if end < 0 {
-				return -1
+				return len(src)
 			}
 			pos += end
 			if src[pos-1] == '\r' {
@@ -149,14 +273,14 @@ func lineEnd(src string, pos int) int {
 		case strings.HasPrefix(src[pos:], "/*"):
 			end := strings.Index(src[pos:], "*/")
 			if end < 0 || strings.ContainsAny(src[pos:pos+end], "\r\n") {
-				return -1
+				return pos
 			}
 			pos += end + 2
 		default:
-			return -1
+			return pos
 		}
 	}
-	return -1
+	return pos
 }
 
 // insertMember adds key: value as the last member of obj.

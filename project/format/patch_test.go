@@ -2,6 +2,7 @@ package format
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,4 +122,161 @@ func TestPatchJSONCValueErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDeleteJSONCMember(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		path []string
+		want string
+	}{
+		{"middle member on its own line",
+			"{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}\n", []string{"b"},
+			"{\n  \"a\": 1,\n  \"c\": 3\n}\n"},
+		{"last member takes the previous comma",
+			"{\n  \"a\": 1,\n  \"b\": 2\n}\n", []string{"b"},
+			"{\n  \"a\": 1\n}\n"},
+		{"last member with a trailing comma takes its line",
+			"{\n  \"a\": 1,\n  \"b\": 2,\n}\n", []string{"b"},
+			"{\n  \"a\": 1,\n}\n"},
+		{"last member's comment stays on the line before",
+			"{\n  \"a\": 1,\n  \"b\": 2 // two\n}\n", []string{"b"},
+			"{\n  \"a\": 1 // two\n}\n"},
+		{"only member",
+			"{\n  \"a\": {\"x\": 1}\n}\n", []string{"a"},
+			"{\n}\n"},
+		{"only member with a trailing comma",
+			"{\n  \"a\": 1,\n}\n", []string{"a"},
+			"{\n}\n"},
+		{"only member inline", `{"a": 1}`, []string{"a"}, `{}`},
+		{"inline object",
+			`{"p": {"a": 1, "b": [1, 2], "c": 3}}`, []string{"p", "b"},
+			`{"p": {"a": 1, "c": 3}}`},
+		{"first member inline", `{"a": 1, "b": 2}`, []string{"a"}, `{"b": 2}`},
+		{"nested object on lines",
+			"{\n  \"tree\": {\n    \"$properties\": {\n      \"A\": 1,\n      \"B\": 2\n    }\n  }\n}\n", []string{"tree", "$properties", "A"},
+			"{\n  \"tree\": {\n    \"$properties\": {\n      \"B\": 2\n    }\n  }\n}\n"},
+		{"a value spread over lines",
+			"{\n  \"a\": {\n    \"x\": 1\n  },\n  \"b\": 2\n}", []string{"a"},
+			"{\n  \"b\": 2\n}"},
+		{"comments and trailing commas",
+			"{\n  // head\n  \"p\": {\n    \"a\": true, // keep\n    'b': \"}\", /* x */\n  },\n}\n", []string{"p", "b"},
+			"{\n  // head\n  \"p\": {\n    \"a\": true, // keep\n  },\n}\n"},
+		{"a comment on the line before stays",
+			"{\n  // about b\n  \"b\": 2,\n  \"c\": 3\n}", []string{"b"},
+			"{\n  // about b\n  \"c\": 3\n}"},
+		{"the member's comment goes with it",
+			"{\n  \"a\": 1, // about a\r\n  b: 2,\n}", []string{"a"},
+			"{\n  b: 2,\n}"},
+		{"CRLF",
+			"{\r\n  \"a\": 1,\r\n  \"b\": 2\r\n}\r\n", []string{"a"},
+			"{\r\n  \"b\": 2\r\n}\r\n"},
+		{"CRLF, last member",
+			"{\r\n  \"a\": 1,\r\n  \"b\": 2\r\n}\r\n", []string{"b"},
+			"{\r\n  \"a\": 1\r\n}\r\n"},
+		{"CRLF with a comment",
+			"{\r\n\t\"a\": 1, /* one */ // a\r\n\t\"b\": 2\r\n}", []string{"a"},
+			"{\r\n\t\"b\": 2\r\n}"},
+		{"unquoted and single-quoted keys", `{name: 'x', 'b': 1}`, []string{"name"}, `{'b': 1}`},
+		{"a key written twice goes twice",
+			`{"a": 1, "b": 0, "a": 2}`, []string{"a"},
+			`{"b": 0}`},
+		{"duplicate parent: the last one is followed",
+			`{"o": {"x": 1}, "o": {"x": 2, "y": 3}}`, []string{"o", "x"},
+			`{"o": {"x": 1}, "o": {"y": 3}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DeleteJSONCMember([]byte(tt.in), tt.path)
+			if err != nil {
+				t.Fatalf("DeleteJSONCMember(%q, %q): %v", tt.in, tt.path, err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("DeleteJSONCMember(%q, %q) (-want +got):\n%s", tt.in, tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestDeleteJSONCMemberErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		path []string
+	}{
+		{"missing key", `{"a": 1}`, []string{"b"}},
+		{"missing parent", patchProject, []string{"tree", "Missing", "$properties"}},
+		{"parent is not an object", patchProject, []string{"name", "x"}},
+		{"parent is an array", `{"a": [1]}`, []string{"a", "0"}},
+		{"document is not an object", `[1, 2]`, []string{"a"}},
+		{"no key", `{"a": 1}`, nil},
+		{"file does not parse", `{"a": }`, []string{"a"}},
+		{"empty file", ``, []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DeleteJSONCMember([]byte(tt.in), tt.path)
+			if err == nil {
+				t.Errorf("DeleteJSONCMember(%q, %q) = %q, want an error", tt.in, tt.path, got)
+			}
+		})
+	}
+}
+
+func FuzzDeleteJSONCMember(f *testing.F) {
+	for _, s := range []string{
+		`{"a": 1}`, patchProject, "{\r\n\t\"a\": 1, // one\r\n\t'b': [2],\r\n}\r\n",
+		`{"a": 1 "b": 2, "a": 3,}`, "{\n  /* c */ \"a\": {\"x\": 1},\n  b: 2 // two\n}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		raw, err := ParseJSONC(data)
+		if err != nil {
+			return
+		}
+		keys, err := ObjectKeys(raw)
+		if err != nil {
+			return
+		}
+		for _, key := range keys {
+			var want map[string]any
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, key)
+			out, err := DeleteJSONCMember(data, []string{key})
+			if err != nil {
+				continue // refused: the file stays as it is
+			}
+			oraw, err := ParseJSONC(out)
+			if err != nil {
+				t.Fatalf("DeleteJSONCMember(%q, %q) = %q, which does not parse: %v", data, key, out, err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(oraw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("DeleteJSONCMember(%q, %q) = %q, value mismatch (-want +got):\n%s", data, key, out, diff)
+			}
+		}
+		// What PatchJSONCValue adds, DeleteJSONCMember takes away.
+		if slices.Contains(keys, "fuzz") {
+			return
+		}
+		patched, err := PatchJSONCValue(data, []string{"fuzz"}, json.RawMessage(`{"x": 1}`))
+		if err != nil {
+			t.Fatalf("PatchJSONCValue(%q): %v", data, err)
+		}
+		out, err := DeleteJSONCMember(patched, []string{"fuzz"})
+		if err != nil {
+			t.Fatalf("DeleteJSONCMember(%q, fuzz): %v", patched, err)
+		}
+		back, err := ParseJSONC(out)
+		if err != nil || string(back) != string(raw) {
+			t.Fatalf("DeleteJSONCMember(%q, fuzz) = %q, parsing to %s, %v; want %s", patched, out, back, err, raw)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -39,31 +40,11 @@ func luaFromTOMLValue(v any) (luaValue, error) {
 	case time.Time:
 		return luaValue{kind: luaString, s: tomlDatetime(v)}, nil
 	case []any:
-		items := make([]luaValue, len(v))
-		for i, e := range v {
-			item, err := luaFromTOMLValue(e)
-			if err != nil {
-				return luaValue{}, err
-			}
-			items[i] = item
-		}
-		return luaValue{kind: luaArray, items: items}, nil
+		return luaArrayFromTOML(v)
 	case []map[string]any:
-		items := make([]luaValue, len(v))
-		for i, e := range v {
-			item, err := luaFromTOMLValue(e)
-			if err != nil {
-				return luaValue{}, err
-			}
-			items[i] = item
-		}
-		return luaValue{kind: luaArray, items: items}, nil
+		return luaArrayFromTOML(v) // an array of tables
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(v))
 		pairs := make([]luaPair, len(keys))
 		for i, k := range keys {
 			value, err := luaFromTOMLValue(v[k])
@@ -78,6 +59,18 @@ func luaFromTOMLValue(v any) (luaValue, error) {
 		return luaValue{kind: luaTable}, nil
 	}
 	return luaValue{}, fmt.Errorf("parse toml: unexpected value of type %T", v)
+}
+
+func luaArrayFromTOML[E any](v []E) (luaValue, error) {
+	items := make([]luaValue, len(v))
+	for i, e := range v {
+		item, err := luaFromTOMLValue(e)
+		if err != nil {
+			return luaValue{}, err
+		}
+		items[i] = item
+	}
+	return luaValue{kind: luaArray, items: items}, nil
 }
 
 // tomlDatetime prints a TOML datetime the way the Rust toml crate does: a local date,

@@ -1,0 +1,99 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/gitblob"
+)
+
+// removeFile deletes the file of an instance stored as one, and its adjacent meta
+// files unless a same-named sibling shares them.
+func removeFile(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
+	ops, err := deleteOps(fsys, disk.FsPath)
+	if err != nil || sharesMeta(disk) {
+		return ops, err
+	}
+	dir, name := dirOf(disk.FsPath), metaName(disk)
+	for _, ext := range metaExts {
+		mp := join(dir, name+ext)
+		data, err := fs.ReadFile(fsys, mp)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("read %s: %w", mp, err)
+		}
+		ops = append(ops, FileOp{Path: mp, Delete: true, Expect: gitblob.Hash(data)})
+	}
+	return ops, nil
+}
+
+func deleteOps(fsys fs.FS, p string) ([]FileOp, error) {
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return []FileOp{{Path: p, Delete: true, Expect: gitblob.Hash(data)}}, nil
+}
+
+// sharesMeta reports whether a same-named sibling stored in another file picks up
+// the same adjacent meta file, which must then stay.
+func sharesMeta(disk *dom.Instance) bool {
+	if disk.Parent == nil {
+		return false
+	}
+	for _, c := range disk.Parent.Children {
+		if c != disk && c.Name == disk.Name && c.FsPath != disk.FsPath && dirOf(c.FsPath) == dirOf(disk.FsPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeFolder deletes every file under the instance's folder, then the folders,
+// deepest first.
+func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
+	root := disk.FsPath
+	if root == "" || root == "." || strings.HasPrefix(root, "../") {
+		return nil, refuse(disk, ReasonProjectNode, "the instance is the project's own folder; change the project file by hand")
+	}
+	if st, err := fs.Lstat(fsys, root); err != nil {
+		return nil, fmt.Errorf("stat %s: %w", root, err)
+	} else if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, refuse(disk, ReasonSymlink, "%s is a symbolic link; remove it by hand", root)
+	}
+	var files []FileOp
+	var dirs []string
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			return refuse(disk, ReasonSymlink, "%s is a symbolic link; remove the folder %s by hand", p, root)
+		case d.IsDir():
+			dirs = append(dirs, p)
+		default:
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, FileOp{Path: p, Delete: true, Expect: gitblob.Hash(data)})
+		}
+		return nil
+	})
+	if err != nil {
+		var r *Refusal
+		if errors.As(err, &r) {
+			return nil, r
+		}
+		return nil, fmt.Errorf("read folder %s: %w", root, err)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		files = append(files, FileOp{Path: dirs[i], Delete: true, Dir: true})
+	}
+	return files, nil
+}
