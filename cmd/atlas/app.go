@@ -164,6 +164,7 @@ func (a *app) commands() []*cli.Command {
 		a.pluginCommand(),
 		a.treeCommand(),
 		a.buildCommand(),
+		a.sourcemapCommand(),
 		a.demoCommand(),
 		a.versionCommand(),
 	}

@@ -66,7 +66,8 @@ func (a *app) buildCommand() *cli.Command {
 	}
 }
 
-// writeFileAtomic writes through a temp file and a rename, so a reader never sees half a file.
+// writeFileAtomic writes through a temp file, an fsync and a rename, so a reader never
+// sees half a file.
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -74,6 +75,11 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	// Flushed before the rename, so a crash cannot leave the new name on an empty file.
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
 	}
