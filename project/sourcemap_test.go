@@ -119,7 +119,7 @@ func TestSourcemap(t *testing.T) {
 		{
 			name: "names are escaped as serde_json does: quotes, backslashes and control characters only",
 			fs: files(
-				"default.project.json", `{"name": "a\"b\\c\t<&>` + "\u2028" + `", "tree": {"$path": "src"}}`,
+				"default.project.json", `{"name": "a\"b\\c\t<&>`+"\u2028"+`", "tree": {"$path": "src"}}`,
 				"src/Ä.luau", "return 1",
 			),
 			want: `{"name":"a\"b\\c\t<&>` + "\u2028" + `","className":"Folder","filePaths":["default.project.json"],"children":[` +
