@@ -17,6 +17,8 @@ type TreeWatcher struct {
 	changes chan string
 	done    chan struct{}
 	wg      sync.WaitGroup
+	closing sync.Once
+	err     error // from the first Close
 }
 
 // WatchTree starts watching dir.
@@ -39,12 +41,15 @@ func WatchTree(dir string) (*TreeWatcher, error) {
 // lost (a full kernel queue), so anything may have changed.
 func (t *TreeWatcher) Changes() <-chan string { return t.changes }
 
-// Close stops watching and waits for the watcher's goroutine.
+// Close stops watching and waits for the watcher's goroutine. Calling it again
+// returns the first call's result.
 func (t *TreeWatcher) Close() error {
-	close(t.done)
-	err := t.w.Close()
-	t.wg.Wait()
-	return err
+	t.closing.Do(func() {
+		close(t.done)
+		t.err = t.w.Close()
+		t.wg.Wait()
+	})
+	return t.err
 }
 
 func (t *TreeWatcher) loop() {
