@@ -109,6 +109,18 @@ func TestSourcemap(t *testing.T) {
 				`{"name":"Main","className":"Script","filePaths":["server/Main.server.luau"]}]}]}`,
 		},
 		{
+			name: "a file taken by a sync rule lists the meta file named after its instance",
+			fs: files(
+				"default.project.json", `{"name": "game", "tree": {"$path": "src"},
+					"syncRules": [{"pattern": "*.mod", "use": "moduleScript", "suffix": ".mod"}, {"pattern": "*.skip", "use": "ignore"}]}`,
+				"src/Thing.mod", "return 1",
+				"src/Thing.meta.json", `{}`,
+				"src/Other.skip", "x",
+			),
+			want: `{"name":"game","className":"Folder","filePaths":["default.project.json"],"children":[` +
+				`{"name":"Thing","className":"ModuleScript","filePaths":["src/Thing.mod","src/Thing.meta.json"]}]}`,
+		},
+		{
 			name: "a project with no script is null",
 			fs: files(
 				"default.project.json", `{"name": "game", "tree": {"$path": "src"}}`,
