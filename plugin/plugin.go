@@ -5,9 +5,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -68,17 +65,34 @@ func Build(w io.Writer) error {
 // ErrNoPluginsFolder means Studio's plugins folder is unknown on this OS.
 var ErrNoPluginsFolder = errors.New("Roblox Studio runs on Windows and macOS; there is no plugins folder here")
 
-// PluginsFolder is where Studio loads local plugins from.
-func PluginsFolder(getenv func(string) string) (string, error) {
-	switch runtime.GOOS {
+// PluginsFolder is where Studio loads local plugins from on goos (runtime.GOOS in
+// use; any OS in tests): %LOCALAPPDATA%\Roblox\Plugins on Windows,
+// ~/Documents/Roblox/Plugins on macOS. The path uses goos's separator.
+func PluginsFolder(goos string, getenv func(string) string) (string, error) {
+	switch goos {
 	case "windows":
-		if d := getenv("LOCALAPPDATA"); d != "" {
-			return filepath.Join(d, "Roblox", "Plugins"), nil
+		base := getenv("LOCALAPPDATA")
+		if base == "" && getenv("USERPROFILE") != "" {
+			base = joinFor(goos, getenv("USERPROFILE"), "AppData", "Local")
+		}
+		if base != "" {
+			return joinFor(goos, base, "Roblox", "Plugins"), nil
 		}
 	case "darwin":
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, "Documents", "Roblox", "Plugins"), nil
+		if h := getenv("HOME"); h != "" {
+			return joinFor(goos, h, "Documents", "Roblox", "Plugins"), nil
 		}
 	}
 	return "", ErrNoPluginsFolder
+}
+
+// joinFor joins path elements with goos's separator, so a Windows path can be
+// resolved (and tested) on any OS.
+func joinFor(goos, base string, elems ...string) string {
+	sep := "/"
+	if goos == "windows" {
+		sep = `\`
+	}
+	base = strings.TrimRight(base, `/\`)
+	return base + sep + strings.Join(elems, sep)
 }

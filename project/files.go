@@ -85,6 +85,20 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 			inst.AddChild(child)
 		}
 	}
+	if l.files != nil {
+		// Rojo lists every init file that exists, in its own order (not the probing
+		// order), then the init meta files.
+		for _, f := range rojoInitOrder {
+			if present[f] {
+				l.record(inst, join(dir, f))
+			}
+		}
+		for _, m := range []string{"init.meta.json", "init.meta.jsonc"} {
+			if present[m] {
+				l.record(inst, join(dir, m))
+			}
+		}
+	}
 	isInit := inst.Kind == dom.KindInit
 	for _, m := range []string{"init.meta.json", "init.meta.jsonc"} {
 		if present[m] {
@@ -117,9 +131,17 @@ func (l *loader) snapshotFile(ctx *context, p string) (*dom.Instance, error) {
 	case useProject:
 		return l.nestedProject(ctx, p, name)
 	case useJSONModel:
-		return l.jsonModel(p, name)
+		inst, err := l.jsonModel(p, name)
+		if inst != nil {
+			l.record(inst, p)
+		}
+		return inst, err
 	case useRbxmx:
-		return l.rbxmxModel(p, name)
+		inst, err := l.rbxmxModel(p, name)
+		if inst != nil {
+			l.record(inst, p)
+		}
+		return inst, err
 	case useRbxm:
 		return l.rbxmModel(p, name)
 	}
@@ -127,11 +149,15 @@ func (l *loader) snapshotFile(ctx *context, p string) (*dom.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.record(inst, p)
 	dir := dirOf(p)
 	for _, ext := range []string{".meta.json", ".meta.jsonc"} {
 		mp := join(dir, name+ext)
 		if err := l.applyMeta(inst, mp, false); err != nil {
 			return nil, err
+		}
+		if l.files != nil && l.listed(dir, name+ext) {
+			l.record(inst, mp)
 		}
 	}
 	return inst, nil

@@ -26,6 +26,9 @@ type Options struct {
 	// HashOnly skips reading script files on an fs that can give blob ids without
 	// reading (a commit): scripts get RawHash but no Source and no SourceHash.
 	HashOnly bool
+	// RecordFiles fills Project.Files. Off by default: only the sourcemap needs it,
+	// and a plan should not pay for it.
+	RecordFiles bool
 }
 
 // Project is a loaded project: its settings and its instance tree.
@@ -44,6 +47,12 @@ type Project struct {
 	EmitLegacyScripts bool
 	// Warnings are non-fatal findings (duplicate sibling names, dropped keys…).
 	Warnings []string
+	// Files lists, per instance, the existing files it is made from, in the order
+	// and by the rules of Rojo's "relevant paths" (the filePaths of a sourcemap):
+	// a file and its adjacent meta files; a folder's init files and init meta files;
+	// a model file for its root only; a project file for the root of its tree.
+	// Paths are relative to Dir. Set only with Options.RecordFiles.
+	Files map[*dom.Instance][]string
 
 	indexOnce sync.Once
 	index     map[string]*dom.Instance
@@ -128,6 +137,9 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""}}
 	_, hashOK := fsys.(gitblob.BlobHasher)
 	l.hashOnly = opts.HashOnly && hashOK
+	if opts.RecordFiles {
+		l.files = map[*dom.Instance][]string{}
+	}
 
 	name := ""
 	base := path.Base(file)
@@ -180,6 +192,7 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 		refs.Rebind()
 	}
 	p.Warnings = l.warnings
+	p.Files = l.files
 	return p, nil
 }
 
@@ -207,6 +220,20 @@ type loader struct {
 	// modelRefs are the Ref properties inside .rbxmx models, which point at
 	// provisional ids until the tree's ids are assigned.
 	modelRefs []rbxmx.Refs
+	// files is Project.Files while loading; nil when not recording.
+	files map[*dom.Instance][]string
+}
+
+// record appends the fs paths that exist as files to inst's Files, when recording.
+func (l *loader) record(inst *dom.Instance, paths ...string) {
+	if l.files == nil {
+		return
+	}
+	for _, p := range paths {
+		if st, err := fs.Stat(l.fsys, p); err == nil && !st.IsDir() {
+			l.files[inst] = append(l.files[inst], l.rel(p))
+		}
+	}
 }
 
 // context is the per-project-file state: settings that nested projects reset or accumulate.

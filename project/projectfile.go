@@ -279,6 +279,10 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 	}
 	inst.Name = name
 	inst.ClassName = className
+	if len(keys) == 0 {
+		// Rojo marks only the root of a project's tree with its project file.
+		l.record(inst, file)
+	}
 	inst.ProjectFile = l.rel(file)
 	inst.ProjectKeys = append([]string(nil), keys...)
 	if fromPath == nil {

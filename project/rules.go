@@ -200,6 +200,13 @@ var initFiles = []struct {
 	{"init.csv", useCSV},
 }
 
+// rojoInitOrder is the order in which Rojo lists a folder's init files among its
+// relevant paths (Rojo's dir middleware), which differs from the probing order.
+var rojoInitOrder = []string{
+	"init.lua", "init.luau", "init.server.lua", "init.server.luau", "init.client.lua",
+	"init.client.luau", "init.plugin.lua", "init.plugin.luau", "init.csv",
+}
+
 func isInitName(name string) bool {
 	for _, f := range initFiles {
 		if f.name == name {

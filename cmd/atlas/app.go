@@ -171,6 +171,7 @@ func (a *app) commands() []*cli.Command {
 		a.treeCommand(),
 		a.buildCommand(),
 		a.initCommand(),
+		a.sourcemapCommand(),
 		a.demoCommand(),
 		a.versionCommand(),
 	}

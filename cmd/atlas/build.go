@@ -106,7 +106,7 @@ func addRojoDefaults(root *dom.Instance) {
 	})
 }
 
-// writeFileAtomic writes through a temp file and a rename, so a reader never sees half a file.
+// writeFileAtomic writes through a temp file, an fsync and a rename, so a reader never sees half a file.
 // The file is created with mode 0666 less the umask (0644 usually), as any tool's output;
 // a file it replaces keeps its mode.
 func writeFileAtomic(path string, data []byte) error {
@@ -134,6 +134,11 @@ func writeFileAtomic(path string, data []byte) error {
 		}
 	}
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	// Flushed before the rename, so a crash cannot leave the new name on an empty file.
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -8,12 +8,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plugin"
 )
+
+// studioOS is the OS whose Studio plugins folder `plugin install` writes to: this
+// one, except in tests, which resolve and install for Windows and macOS anywhere.
+var studioOS = runtime.GOOS
 
 func (a *app) pluginCommand() *cli.Command {
 	return &cli.Command{
@@ -44,7 +49,7 @@ func (a *app) pluginCommand() *cli.Command {
 				Usage: "copy the plugin into Roblox Studio's plugins folder",
 				Flags: []cli.Flag{jsonFlag},
 				Action: a.action("plugin.install", func(ctx context.Context, c *cli.Command) error {
-					dir, err := plugin.PluginsFolder(a.getenv)
+					dir, err := plugin.PluginsFolder(studioOS, a.getenv)
 					if errors.Is(err, plugin.ErrNoPluginsFolder) {
 						return errcode.New(errcode.NotFound, "%v", err).Reason("no_studio_here",
 							"run 'atlas plugin build -o Atlas.rbxmx' and copy the file to Studio's plugins folder: %LOCALAPPDATA%\\Roblox\\Plugins on Windows, ~/Documents/Roblox/Plugins on macOS")

@@ -49,6 +49,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsonget":  cmdJSONGet,
 			"waithost": cmdWaitHost,
+			"waitfor":  cmdWaitFor,
 			"writefile": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
 					ts.Fatalf("usage: writefile FILE CONTENT")
