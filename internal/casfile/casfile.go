@@ -190,7 +190,11 @@ var (
 // expect; expect "" means no file may be there (Create). Outcomes: Written,
 // Created, Unchanged (it already held data), Kept (Changed, Missing, Exists,
 // Displaced). An error means the path is as it was (or, if Result.Aside is set,
-// that the old bytes wait there, which the error says).
+// that the old bytes wait there, which the error says). Errors are
+// E_PROJECT_INVALID for the refusals of Check, E_DISK_FULL (reasonCode
+// "disk_full") when the disk is full, E_BUSY ("file_in_use") when another
+// program kept the file locked past the retries (Windows), else plain errors
+// with the cause wrapped.
 func (r *Root) Replace(name, expect string, data []byte, o Options) (Result, error) {
 	if data == nil {
 		data = []byte{}
@@ -359,7 +363,14 @@ func (r *Root) swap(name, expect string, data []byte, o Options) (Result, error)
 		if data == nil {
 			verb = "delete"
 		}
-		err = diskfull.Wrap(fmt.Errorf("%s %s: %w", verb, name, err), verb+" "+name)
+		err = fmt.Errorf("%s %s: %w", verb, name, err)
+		if transient(err) {
+			// Still refused when the retries ran out (Windows: an editor or a
+			// scanner holds the file without sharing).
+			err = errcode.Wrap(errcode.Busy, err, "").
+				Reason("file_in_use", "close "+name+" in the program that holds it open, then try again")
+		}
+		err = diskfull.Wrap(err, verb+" "+name)
 	}
 	return res, err
 }
