@@ -63,15 +63,21 @@ import (
 // Between step 3 and step 5 the path briefly holds no file; a reader then sees it
 // missing, never half-written. A writer that opened the old file before step 3
 // and writes through that handle after step 4 writes into the aside copy: those
-// bytes are kept as long as the aside copy is (Discard re-verifies the copy and
-// keeps it when it changed). The symlink check of step 1 and the operations after
-// it are two steps: on Linux and macOS every operation after it goes through a
-// folder handle opened inside the root, so a folder swapped for an outward link
-// in between is refused by the handle; a final element turned into a link is
-// moved aside and put back, never followed. On Windows, renames go by path
-// (MoveFileEx), so a folder replaced by a link or junction between step 1 and a
-// rename could redirect that one rename; the window is microseconds and needs
-// someone racing Atlas on purpose.
+// bytes are kept as long as the aside copy is. Discard re-verifies the copy and
+// keeps it when it changed, but a write through such a handle between that check
+// and the unlink lands in a file no name points to any more.
+//
+// The symlink check of step 1 and the operations after it are two steps. Every
+// operation after it goes through a handle of the target's folder, opened
+// through os.Root (which refuses a link leaving the root, so a folder swapped
+// for one before the handle is opened is refused, and one swapped after it no
+// longer matters: the handle keeps the real folder). On Linux and macOS the
+// renames take that handle (renameat2, renameatx_np); a final element turned
+// into a link is moved aside, fails verification and is put back, never
+// followed. On Windows, renames go by path (MoveFileEx), so a folder replaced by
+// a link or junction between opening the handle and a rename could redirect that
+// one rename; the window is microseconds and needs someone racing Atlas on
+// purpose.
 type Root struct {
 	root *os.Root
 	// abs is the folder's absolute path with symbolic links resolved; given is
@@ -652,6 +658,10 @@ func (r *Root) folder(name string, mkdir bool) (*folder, string, error) {
 		if err := r.root.MkdirAll(osDir, 0o755); err != nil {
 			return nil, "", diskfull.Wrap(fmt.Errorf("make folder %s: %w", dir, err), "make folder "+dir)
 		}
+	}
+	// No such folder, or a file in its place: no file at name either.
+	if fi, err := r.root.Lstat(osDir); errors.Is(err, fs.ErrNotExist) || isNotDir(err) || (err == nil && !fi.IsDir()) {
+		return nil, "", fmt.Errorf("open folder %s: %w", dir, fs.ErrNotExist)
 	}
 	fr, err := r.root.OpenRoot(osDir)
 	if err != nil {

@@ -102,7 +102,7 @@ func (r *Root) follow(name, p string) (string, error) {
 			continue
 		case err != nil:
 			return "", fmt.Errorf("look at %s: %w", cur, err)
-		case fi.Mode()&fs.ModeIrregular != 0 && fi.IsDir() && runtime.GOOS == "windows":
+		case fi.Mode()&fs.ModeIrregular != 0 && runtime.GOOS == "windows":
 			// A junction (mount point): os.Root does not follow it either.
 			return "", r.symlinkError(name, cur, "a junction or other reparse point")
 		case fi.Mode()&fs.ModeSymlink == 0:
