@@ -39,6 +39,11 @@ const (
 	// NodeMissing: the Studio emulator (atlas demo, --emulate) needs Node.js on PATH,
 	// and it is missing, broken or older than the emulator supports.
 	NodeMissing Code = "E_NODE_MISSING"
+	// DiskFull: a write failed because the disk or the user's quota is full
+	// (ENOSPC, EDQUOT; ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL on Windows). Its
+	// reasonCode is "disk_full". Nothing was lost: what could not be written is
+	// still where it was, and the operation can be retried once space is freed.
+	DiskFull Code = "E_DISK_FULL"
 )
 
 // Error is an error with a stable code, a human message and machine-readable details.

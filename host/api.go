@@ -22,6 +22,22 @@ import (
 // maxRequestBytes caps a local API request body.
 const maxRequestBytes = 32 << 20
 
+// authorized reports whether an Authorization header value carries the host's
+// secret in the Bearer scheme: "Bearer", in any case (RFC 7235 schemes are
+// case-insensitive), one or more spaces, then the secret and nothing else. A bare
+// secret or another scheme is refused.
+func (h *Host) authorized(header string) bool {
+	scheme, rest, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	secret := strings.TrimLeft(rest, " ")
+	if secret == "" || h.secret == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(secret), []byte(h.secret)) == 1
+}
+
 // routes serves the local API: POST /api/v1/<call> with a JSON body, answered with
 // the JSON envelope. Every call needs the bearer secret from the state dir.
 func (h *Host) routes(mux *http.ServeMux) {
@@ -31,8 +47,8 @@ func (h *Host) routes(mux *http.ServeMux) {
 				http.Error(w, "forbidden", http.StatusForbidden)
 				return
 			}
-			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if subtle.ConstantTimeCompare([]byte(got), []byte(h.secret)) != 1 {
+			if !h.authorized(r.Header.Get("Authorization")) {
+				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}

@@ -24,7 +24,8 @@ const (
 // Store holds one project's signing key and its ledger of spent token ids, both
 // under one directory. It is safe for concurrent use by goroutines and by several
 // processes opened on the same directory: the key is created once with an atomic
-// link, and a token id is spent by exclusively creating "<dir>/spent/<jti>".
+// link, and a token id is spent by exclusively creating its record in the ledger
+// ("<dir>/spent/<bucket>/<jti>", see bucketSpan).
 type Store struct {
 	dir       string
 	projectID string // never empty; the aud of every token this Store issues
@@ -52,6 +53,9 @@ func Open(dir, projectID string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Records of the flat layout move into buckets now, before this Store
+	// checks any token against the ledger.
+	_ = prune(filepath.Join(dir, ledgerDir), time.Now())
 	return &Store{dir: dir, projectID: projectID, key: key}, nil
 }
 
@@ -156,11 +160,43 @@ func createKey(path string) error {
 	return f.Close()
 }
 
+// The ledger of spent token ids is "<dir>/spent/<end>/<jti>": records are
+// bucketed by when they may go, end being the unix second that closes the
+// minute in which the token's exp + Leeway falls. Spending is an exclusive
+// create in one bucket, checking is one stat, and pruning removes whole buckets
+// whose end has passed, listing only the few buckets (one per minute of MaxTTL)
+// and never the records: every operation costs the same however many tokens
+// were spent. Records of the older flat layout ("<dir>/spent/<jti>") are moved
+// into their buckets by the first prune that sees them.
+const (
+	// bucketSpan is the time a ledger bucket covers.
+	bucketSpan = time.Minute
+	// pruneGrace keeps a bucket this long past its end, so that a Spend racing
+	// the expiry of its token never finds its bucket removed under it.
+	pruneGrace = time.Minute
+)
+
+// bucketEnd is the end of the bucket that holds a record to keep until until.
+func bucketEnd(until time.Time) time.Time {
+	end := until.Truncate(bucketSpan)
+	if end.Before(until) {
+		end = end.Add(bucketSpan)
+	}
+	return end
+}
+
+// bucket is the folder of c's record.
+func (s *Store) bucket(c Claims) string {
+	end := bucketEnd(c.ExpiresAt.Add(Leeway))
+	return filepath.Join(s.dir, ledgerDir, strconv.FormatInt(end.Unix(), 10))
+}
+
 // Spend records c's token id as spent, so that Verify refuses the token from now on
 // in every process that opens this Store's directory. Spending an id twice is
 // E_CONFIRM_TOKEN_REPLAYED: of several concurrent Spends of one token, exactly one
-// succeeds. The record is kept until c.ExpiresAt + Leeway, after which Verify refuses
-// the token as expired anyway; Spend prunes records past that time.
+// succeeds. The record is kept until c.ExpiresAt + Leeway (rounded up to the
+// minute), after which Verify refuses the token as expired anyway; Spend prunes
+// records past that time.
 func (s *Store) Spend(c Claims) error {
 	if !validID(c.ID) {
 		return errcode.New(errcode.Usage, "spend confirm token: id %q is not 32 hex digits", c.ID).
@@ -169,31 +205,43 @@ func (s *Store) Spend(c Claims) error {
 	if c.ProjectID != s.projectID {
 		return errWrongProject(c.ProjectID, s.projectID)
 	}
-	dir := filepath.Join(s.dir, ledgerDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return errLedger(err)
+	bucket := s.bucket(c)
+	var f *os.File
+	for attempt := 0; ; attempt++ {
+		if err := os.MkdirAll(bucket, 0o700); err != nil {
+			return errLedger(err)
+		}
+		var err error
+		f, err = os.OpenFile(filepath.Join(bucket, c.ID), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return errReplayed()
+		}
+		// A bucket long expired may be pruned by another process between the
+		// two calls: make it again.
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return errLedger(err)
+		}
+		break
 	}
-	f, err := os.OpenFile(filepath.Join(dir, c.ID), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return errReplayed()
-	}
-	if err != nil {
-		return errLedger(err)
-	}
-	// The token is spent as soon as the file exists. Its content only tells pruning
-	// when the record may go, and pruning falls back on the file's mtime when the
-	// content is missing, so write errors past this point do not unspend it.
+	// The token is spent as soon as the file exists; its bucket says when the
+	// record may go. The content (that time) is for people reading the ledger,
+	// so write errors past this point do not unspend it. No fsync: a record lost
+	// with the page cache in a power cut leaves a token whose plan no longer
+	// matches anything (its apply changed what the plan hashed), and an fsync
+	// per apply costs more than the rest of the ledger's work together.
 	_, _ = f.WriteString(strconv.FormatInt(c.ExpiresAt.Add(Leeway).Unix(), 10))
-	_ = f.Sync()
 	_ = f.Close()
 	// Pruning is housekeeping: a failure leaves extra records, never a wrong answer.
-	_ = prune(dir, c.ID, time.Now())
+	_ = prune(filepath.Join(s.dir, ledgerDir), time.Now())
 	return nil
 }
 
-// spent reports whether id is in the ledger.
-func (s *Store) spent(id string) (bool, error) {
-	_, err := os.Lstat(filepath.Join(s.dir, ledgerDir, id))
+// spent reports whether c's id is in the ledger.
+func (s *Store) spent(c Claims) (bool, error) {
+	_, err := os.Lstat(filepath.Join(s.bucket(c), c.ID))
 	switch {
 	case err == nil:
 		return true, nil
@@ -204,8 +252,10 @@ func (s *Store) spent(id string) (bool, error) {
 	}
 }
 
-// prune removes the ledger records in dir whose time is past now, except keep's.
-func prune(dir, keep string, now time.Time) error {
+// prune removes the buckets of the ledger dir whose end (plus pruneGrace) is
+// before now, and moves records of the flat layout into their buckets (or
+// removes them when they are past their time).
+func prune(dir string, now time.Time) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -213,16 +263,41 @@ func prune(dir, keep string, now time.Time) error {
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
-		if name == keep || !validID(name) || !e.Type().IsRegular() {
-			continue
-		}
 		path := filepath.Join(dir, name)
-		until, ok := recordUntil(path)
-		if !ok || !now.After(until) {
-			continue
-		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+		switch {
+		case e.IsDir():
+			sec, err := strconv.ParseInt(name, 10, 64)
+			if err != nil || !now.After(time.Unix(sec, 0).Add(pruneGrace)) {
+				continue
+			}
+			if err := os.RemoveAll(path); err != nil {
+				errs = append(errs, err)
+			}
+		case e.Type().IsRegular() && validID(name):
+			until, ok := recordUntil(path)
+			if !ok {
+				continue
+			}
+			if now.After(until.Add(pruneGrace)) {
+				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			bucket := filepath.Join(dir, strconv.FormatInt(bucketEnd(until).Unix(), 10))
+			if err := os.MkdirAll(bucket, 0o700); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			// Recorded in the bucket before removed from the flat layout, so the id
+			// is in the ledger at every moment.
+			if err := os.WriteFile(filepath.Join(bucket, name), []byte(strconv.FormatInt(until.Unix(), 10)), 0o600); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -1,9 +1,12 @@
 package token_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -322,16 +325,155 @@ func TestSpendPrunesExpiredRecords(t *testing.T) {
 		t.Fatalf("Spend = %v", err)
 	}
 
+	want := map[string]bool{live.ID: true, lost: true, trigger.ID: true}
+	if diff := cmp.Diff(want, records(t, ledger)); diff != "" {
+		t.Errorf("ledger after pruning (-want +got):\n%s", diff)
+	}
+	// It is kept, moved into the bucket of the time a token spent when it was
+	// written could live until.
+	if _, err := os.Stat(filepath.Join(ledger, lost)); err == nil {
+		t.Errorf("flat record %s was not moved into a bucket", lost)
+	}
+}
+
+// records returns the token ids recorded in the ledger folder, whatever its layout.
+func records(t *testing.T, ledger string) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	err := filepath.WalkDir(ledger, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			got[e.Name()] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestLedgerBuckets checks the layout that keeps Spend, Verify and pruning O(1):
+// a record lives in the bucket of the minute its token's time runs out, and a
+// bucket past its end is removed whole.
+func TestLedgerBuckets(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, projectA)
+	ledger := filepath.Join(dir, "spent")
+	now := time.Now()
+	tok, c := issue(t, s, 0, now)
+	if err := s.Spend(c); err != nil {
+		t.Fatalf("Spend = %v", err)
+	}
+	until := c.ExpiresAt.Add(token.Leeway)
+	end := until.Truncate(time.Minute)
+	if end.Before(until) {
+		end = end.Add(time.Minute)
+	}
+	path := filepath.Join(ledger, strconv.FormatInt(end.Unix(), 10), c.ID)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("record of a token expiring at %v: %v", c.ExpiresAt, err)
+	}
+	_, err := s.Verify(tok, session, now)
+	checkRefusal(t, "Verify after Spend", err, errcode.ConfirmTokenReplayed, "spent")
+
+	// Buckets ended long ago, with many records, go whole on the next Spend.
+	for i := range 3 {
+		old := filepath.Join(ledger, strconv.FormatInt(now.Add(-time.Duration(i+10)*time.Minute).Truncate(time.Minute).Unix(), 10))
+		if err := os.MkdirAll(old, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 50 {
+			if err := os.WriteFile(filepath.Join(old, fmt.Sprintf("%032x", i*100+j)), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, c2 := issue(t, s, 0, now)
+	if err := s.Spend(c2); err != nil {
+		t.Fatalf("Spend = %v", err)
+	}
+	if diff := cmp.Diff(map[string]bool{c.ID: true, c2.ID: true}, records(t, ledger)); diff != "" {
+		t.Errorf("ledger after pruning (-want +got):\n%s", diff)
+	}
+}
+
+// TestFlatLedgerMigrates: records of the flat layout written before an upgrade
+// still refuse their tokens after it, and expired ones go.
+func TestFlatLedgerMigrates(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, projectA)
+	now := time.Now()
+	tok, c := issue(t, s, 0, now)
+	ledger := filepath.Join(dir, "spent")
+	if err := os.MkdirAll(ledger, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	flat := map[string]time.Time{
+		c.ID:                               c.ExpiresAt.Add(token.Leeway),
+		"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee": now.Add(-time.Hour),
+	}
+	for id, until := range flat {
+		if err := os.WriteFile(filepath.Join(ledger, id), []byte(strconv.FormatInt(until.Unix(), 10)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopened := open(t, dir, projectA)
+	_, err := reopened.Verify(tok, session, now)
+	checkRefusal(t, "Verify of a token spent in the flat layout", err, errcode.ConfirmTokenReplayed, "spent")
+	checkRefusal(t, "Spend of a token spent in the flat layout", reopened.Spend(c), errcode.ConfirmTokenReplayed, "spent")
 	entries, err := os.ReadDir(ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]bool{}
 	for _, e := range entries {
-		got[e.Name()] = true
+		if !e.IsDir() {
+			t.Errorf("flat record %s left after Open", e.Name())
+		}
 	}
-	want := map[string]bool{live.ID: true, lost: true, trigger.ID: true}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ledger after pruning (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[string]bool{c.ID: true}, records(t, ledger)); diff != "" {
+		t.Errorf("ledger after migration (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkSpendVerify is one apply's ledger work (Verify, Spend, and the Verify
+// of a replay) with 0 to 10,000 tokens already spent: the cost must not grow.
+func BenchmarkSpendVerify(b *testing.B) {
+	for _, spent := range []int{0, 1000, 10000} {
+		b.Run(fmt.Sprintf("spent=%d", spent), func(b *testing.B) {
+			s, err := token.Open(b.TempDir(), projectA)
+			if err != nil {
+				b.Fatal(err)
+			}
+			now := time.Now()
+			for i := range spent {
+				// All still live (the worst case: nothing to prune), spread over
+				// the buckets of the last few minutes.
+				at := now.Add(-time.Duration(i%4) * time.Minute)
+				_, c, err := s.Issue("sha256:x", session, 0, at)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Spend(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				tok, _, err := s.Issue("sha256:x", session, 0, now)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c, err := s.Verify(tok, session, now)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Spend(c); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Verify(tok, session, now); errcode.Of(err) != errcode.ConfirmTokenReplayed {
+					b.Fatalf("Verify after Spend = %v", err)
+				}
+			}
+		})
 	}
 }

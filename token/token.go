@@ -184,7 +184,7 @@ func (s *Store) Verify(tok, sessionID string, now time.Time) (Claims, error) {
 				"apply against the Studio session the plan was made against",
 				"or run 'atlas sync plan' again against this session")
 	}
-	spent, serr := s.spent(c.ID)
+	spent, serr := s.spent(c)
 	if serr != nil {
 		return Claims{}, serr
 	}

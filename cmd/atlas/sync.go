@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,14 +148,13 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 			data, err = os.ReadFile(f)
 		}
 		if err != nil {
-			return nil, errcode.Wrap(errcode.BadRequest, err, "read overrides").Reason("bad_override", "pass a readable JSON file")
+			return nil, errcode.Wrap(errcode.BadRequest, err, "read overrides").Reason("bad_overrides", "pass a readable JSON file")
 		}
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&out); err != nil {
-			return nil, errcode.Wrap(errcode.BadRequest, err, "overrides must be a JSON array of {id, direction, studioHash?, diskHash?, expectedProperties?}").
-				Reason("bad_override", "fix the overrides file")
+		ovs, err := parseOverrides(data)
+		if err != nil {
+			return nil, err
 		}
+		out = ovs
 	}
 	for _, s := range c.StringSlice("override") {
 		id, dir, ok := strings.Cut(s, "=")
@@ -167,6 +167,50 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// overridesShape is the shape an overrides file must have, for messages.
+const overridesShape = "a JSON array of {id, direction, studioHash?, diskHash?, expectedProperties?}"
+
+// parseOverrides parses an overrides file: one JSON array of override objects and
+// nothing else (whitespace aside). `null`, an object, a string or an array followed
+// by more text are refused, so a mistyped file never passes as "no overrides".
+func parseOverrides(data []byte) ([]apply.Override, error) {
+	bad := func(err error, what string) error {
+		e := errcode.New(errcode.BadRequest, "overrides must be %s; %s", overridesShape, what)
+		if err != nil {
+			e = errcode.Wrap(errcode.BadRequest, err, "overrides must be "+overridesShape)
+		}
+		return e.Reason("bad_overrides", "fix the overrides file: "+overridesShape+", [] for none")
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, bad(nil, "the file is empty")
+	}
+	if trimmed[0] != '[' {
+		return nil, bad(nil, fmt.Sprintf("it starts with %q", firstToken(trimmed)))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	out := []apply.Override{}
+	if err := dec.Decode(&out); err != nil {
+		return nil, bad(err, "")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad(nil, fmt.Sprintf("text follows the array at byte %d", dec.InputOffset()))
+	}
+	return out, nil
+}
+
+// firstToken is the start of b, for a message about what a file holds.
+func firstToken(b []byte) string {
+	if i := bytes.IndexAny(b, " \t\r\n,:[]{}"); i > 0 {
+		b = b[:i]
+	}
+	if len(b) > 20 {
+		b = b[:20]
+	}
+	return string(b)
 }
 
 // syncInteractive is `atlas sync`: plan, show, ask, apply.
