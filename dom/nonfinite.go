@@ -233,3 +233,47 @@ func decodeString(b json.RawMessage) (string, error) {
 	err := strict(b, &s)
 	return s, err
 }
+
+// NonFinite reports whether v holds an infinity or NaN anywhere (an attribute's value
+// included). Such a value has a tagged form (see JSONInf) but no form that Rojo reads.
+func NonFinite(v Value) bool {
+	if a, ok := v.(Attributes); ok {
+		for _, av := range a {
+			if NonFinite(av) {
+				return true
+			}
+		}
+		return false
+	}
+	p, err := payload(v)
+	return err == nil && nonFiniteIn(reflect.ValueOf(p))
+}
+
+func nonFiniteIn(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return math.IsInf(f, 0) || math.IsNaN(f)
+	case reflect.Interface, reflect.Pointer:
+		return !v.IsNil() && nonFiniteIn(v.Elem())
+	case reflect.Array, reflect.Slice:
+		for i := range v.Len() {
+			if nonFiniteIn(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if nonFiniteIn(it.Value()) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && nonFiniteIn(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}

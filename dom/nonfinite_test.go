@@ -154,3 +154,26 @@ func TestStringNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+func TestNonFinite(t *testing.T) {
+	inf := float32(math.Inf(1))
+	tests := []struct {
+		v    Value
+		want bool
+	}{
+		{Float32(1), false},
+		{Float32(inf), true},
+		{Float64(math.NaN()), true},
+		{String("inf"), false},
+		{Vector3{0, inf, 0}, true},
+		{NumberSequence{{0, 1, 0}, {1, inf, 0}}, true},
+		{Attributes{"a": String("x"), "b": Float64(math.Inf(-1))}, true},
+		{Attributes{"a": Float64(2)}, false},
+		{CFrame{Orientation: [3][3]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, false},
+	}
+	for _, tt := range tests {
+		if got := NonFinite(tt.v); got != tt.want {
+			t.Errorf("NonFinite(%#v) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}
