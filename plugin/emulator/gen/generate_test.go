@@ -29,17 +29,17 @@ func TestGenerateContents(t *testing.T) {
 	}
 	s := string(src)
 	for _, want := range []string{
-		`Terrain = { "BasePart", "N", `,            // not creatable
-		`ReplicatedStorage = { "Instance", "SN", `, // a service
-		"MeshId:ContentId:r",                       // read only
-		"MaxPlayers:Int32:r",                       // read only
-		"Shape:@PartType:w",                        // an enum property
-		"archivable>Archivable",                    // an alias
-		`WebStreamClientType = "RawStream=1;SSE=0;WebSocket=2"`,
-		`WebStreamClientState = "Closed=3;Connecting=0;Error=2;Open=1"`,
-		"{Float32 = math.huge}",                // BillboardGui.MaxDistance and others
-		"{Vector2 = {-math.huge, -math.huge}}", // WrapTextureTransfer.UVMinBound
-		`Source:String:w`,
+		"C\tTerrain\tBasePart\tN\t",            // not creatable
+		"C\tReplicatedStorage\tInstance\tSN\t", // a service
+		"MeshId:ContentId:r",                   // read only
+		"MaxPlayers:Int32:r",                   // read only
+		"Shape:@PartType:w",                    // an enum property
+		"archivable>Archivable",                // an alias
+		"E\tWebStreamClientType\tRawStream=1;SSE=0;WebSocket=2\n",
+		"E\tWebStreamClientState\tClosed=3;Connecting=0;Error=2;Open=1\n",
+		"\t{\"Float32\":\"inf\"}\n",             // BillboardGui.MaxDistance and others
+		"\t{\"Vector2\":[\"-inf\",\"-inf\"]}\n", // WrapTextureTransfer.UVMinBound
+		"Source:String:w",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Data.luau lacks %q", want)
