@@ -46,7 +46,9 @@ type NewInstance struct {
 func newInstance(i *dom.Instance) *NewInstance {
 	n := &NewInstance{Name: i.Name, ClassName: i.ClassName, Properties: dom.Properties{}, Children: []*NewInstance{}}
 	for k, v := range i.Properties {
-		n.Properties[k] = v
+		if dom.StudioSyncable(i.ClassName, k) { // the plugin could not write the others
+			n.Properties[k] = v
+		}
 	}
 	for _, c := range i.Children {
 		n.Children = append(n.Children, newInstance(c))

@@ -90,8 +90,8 @@ func TestHelloAndSessions(t *testing.T) {
 
 	got := srv.Sessions()
 	want := []bridge.SessionInfo{
-		{ID: "aaaa", PlaceID: 42, PlaceName: "Small", PluginVersion: "1.2.3"},
-		{ID: "bbbb", PlaceID: 7, PlaceName: "Other", PluginVersion: "0.0.0-test"},
+		{ID: "aaaa", PlaceID: 42, PlaceName: "Small", PluginVersion: "1.2.3", Context: "edit"},
+		{ID: "bbbb", PlaceID: 7, PlaceName: "Other", PluginVersion: "0.0.0-test", Context: "edit"},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(bridge.SessionInfo{}, "ConnectedAt")); diff != "" {
 		t.Errorf("Sessions() mismatch (-want +got):\n%s", diff)

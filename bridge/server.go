@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,6 +55,11 @@ type SessionInfo struct {
 	PlaceName     string    `json:"placeName"`
 	PluginVersion string    `json:"pluginVersion"`
 	ConnectedAt   time.Time `json:"connectedAt"`
+	// Context is "edit", or "server"/"client" for a playtest's DataModel; ReadOnly
+	// sessions refuse apply. CollaborativeEditing is Team Create's collaborative edit.
+	Context              string `json:"context"`
+	ReadOnly             bool   `json:"readOnly,omitempty"`
+	CollaborativeEditing bool   `json:"collaborativeEditing,omitempty"`
 }
 
 // Server accepts plugin connections on its ServeHTTP and keeps one Session per
@@ -194,6 +200,10 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 			PlaceName:     h.PlaceName,
 			PluginVersion: h.PluginVersion,
 			ConnectedAt:   time.Now().Round(0),
+			Context:       cmp.Or(h.Context, "edit"),
+			ReadOnly:      h.ReadOnly,
+
+			CollaborativeEditing: h.CollaborativeEditing,
 		},
 		pending: map[string]*pending{},
 		done:    make(chan struct{}),

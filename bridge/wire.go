@@ -64,6 +64,11 @@ type helloFrame struct {
 	PlaceID       int64  `json:"placeId"`
 	PlaceName     string `json:"placeName"`
 	SessionID     string `json:"sessionId"`
+	// Context is the DataModel the plugin runs in: "edit" (also when absent), or
+	// "server"/"client" for a playtest's, which connect read-only.
+	Context              string `json:"context"`
+	ReadOnly             bool   `json:"readOnly"`
+	CollaborativeEditing bool   `json:"collaborativeEditing"`
 }
 
 type wireError struct {

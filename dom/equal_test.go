@@ -100,7 +100,10 @@ func TestEqual(t *testing.T) {
 		{"Attributes extra key", Attributes{"Hp": Float64(100)}, Attributes{"Hp": Float64(100), "X": Bool(true)}, false},
 		{"Attributes renamed key", Attributes{"Hp": Float64(100)}, Attributes{"HP": Float64(100)}, false},
 		{"Attributes empty", Attributes{}, Attributes(nil), true},
-		{"Attributes unencodable", Attributes{"x": Float64(nan)}, Attributes{"x": Float64(nan)}, false},
+		{"Attributes NaN", Attributes{"x": Float64(nan)}, Attributes{"x": Float64(nan)}, true},
+		{"Attributes NaN and 0", Attributes{"x": Float64(nan)}, Attributes{"x": Float64(0)}, false},
+		{"Vector2 infinities", Vector2{float32(math.Inf(1)), 1}, Vector2{float32(math.Inf(1)), 1}, true},
+		{"Vector2 infinity and max", Vector2{float32(math.Inf(1)), 1}, Vector2{math.MaxFloat32, 1}, false},
 
 		{"Font same", Font{Family: "f", Weight: "Bold", Style: "Normal"}, Font{Family: "f", Weight: "Bold", Style: "Normal"}, true},
 		{"Font cached face", Font{Family: "f", Weight: "Bold", Style: "Normal"}, Font{Family: "f", Weight: "Bold", Style: "Normal", CachedFaceID: ptr("x")}, false},

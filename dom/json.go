@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -26,6 +27,13 @@ func Marshal(v Value) ([]byte, error) {
 		return nil, err
 	}
 	body, err := json.Marshal(p)
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		// An infinity or NaN: written as a string (see JSONInf).
+		var special bytes.Buffer
+		err = encodeSpecial(&special, reflect.ValueOf(p))
+		body = special.Bytes()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("marshal %s: %w", v.Type(), err)
 	}
@@ -83,14 +91,11 @@ type jsonPhysical struct {
 // payload returns a value that encoding/json turns into v's payload.
 func payload(v Value) (any, error) {
 	switch v := v.(type) {
-	case Bool, String, Float32, Int32, Int64, Vector2, Vector3, Vector2int16, Vector3int16,
+	case Bool, Float32, Float64, Int32, Int64, Vector2, Vector3, Vector2int16, Vector3int16,
 		Color3, Enum, BrickColor, NumberRange, ContentId, Ref, UniqueId, SecurityCapabilities:
 		return v, nil
-	case Float64:
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("Float64 %v has no JSON form", float64(v))
-		}
-		return v, nil
+	case String:
+		return stringPayload(string(v)), nil
 	case Color3uint8:
 		return []int{int(v[0]), int(v[1]), int(v[2])}, nil
 	case UDim:
@@ -333,7 +338,19 @@ func strict(body json.RawMessage, dst any) error {
 func floats(body json.RawMessage, n int) ([]float32, error) {
 	var fs []*float64 // a nil element is a null, which encoding/json would read as 0
 	if err := strict(body, &fs); err != nil {
-		return nil, err
+		// Maybe a non-finite component ("inf"): the slower way, element by element.
+		var raws []json.RawMessage
+		if strict(body, &raws) != nil {
+			return nil, err
+		}
+		fs = make([]*float64, len(raws))
+		for i, r := range raws {
+			f, ferr := decodeFloat(r)
+			if ferr != nil {
+				return nil, ferr
+			}
+			fs[i] = &f
+		}
 	}
 	if len(fs) != n {
 		return nil, fmt.Errorf("want %d numbers, got %d", n, len(fs))
@@ -352,11 +369,11 @@ func floats(body json.RawMessage, n int) ([]float32, error) {
 	return out, nil
 }
 
-// toFloat32 rejects numbers beyond the float32 range: they would become infinities,
-// which have no JSON form.
+// toFloat32 rejects finite numbers beyond the float32 range: they would silently
+// become infinities (an infinity is written "inf").
 func toFloat32(f float64) (float32, error) {
 	v := float32(f)
-	if math.IsInf(float64(v), 0) {
+	if math.IsInf(float64(v), 0) && !math.IsInf(f, 0) {
 		return 0, fmt.Errorf("%v is out of the range of a 32-bit float", f)
 	}
 	return v, nil
@@ -454,8 +471,8 @@ func decodeUDim(body json.RawMessage) (UDim, error) {
 	if err != nil {
 		return UDim{}, err
 	}
-	var scale float64
-	if err := strict(p[0], &scale); err != nil {
+	scale, err := decodeFloat(p[0])
+	if err != nil {
 		return UDim{}, err
 	}
 	off, err := integer(p[1], math.MinInt32, math.MaxInt32)
@@ -543,16 +560,16 @@ var FontWeights = []string{"Thin", "ExtraLight", "Light", "Regular", "Medium", "
 func init() {
 	d := decoders
 	d["Bool"] = func(b json.RawMessage) (Value, error) { var v bool; err := strict(b, &v); return Bool(v), err }
-	d["String"] = func(b json.RawMessage) (Value, error) { var v string; err := strict(b, &v); return String(v), err }
+	d["String"] = func(b json.RawMessage) (Value, error) { v, err := decodeString(b); return String(v), err }
 	d["Float32"] = func(b json.RawMessage) (Value, error) {
-		var v float64
-		if err := strict(b, &v); err != nil {
+		v, err := decodeFloat(b)
+		if err != nil {
 			return nil, err
 		}
 		f, err := toFloat32(v)
 		return Float32(f), err
 	}
-	d["Float64"] = func(b json.RawMessage) (Value, error) { var v float64; err := strict(b, &v); return Float64(v), err }
+	d["Float64"] = func(b json.RawMessage) (Value, error) { v, err := decodeFloat(b); return Float64(v), err }
 	d["Int32"] = func(b json.RawMessage) (Value, error) {
 		n, err := integer(b, math.MinInt32, math.MaxInt32)
 		return Int32(n), err
@@ -671,9 +688,9 @@ func init() {
 	d["NumberSequence"] = func(b json.RawMessage) (Value, error) {
 		var v struct {
 			Keypoints []struct {
-				Time     *float32 `json:"time"`
-				Value    *float32 `json:"value"`
-				Envelope *float32 `json:"envelope"`
+				Time     *fnum `json:"time"`
+				Value    *fnum `json:"value"`
+				Envelope *fnum `json:"envelope"`
 			} `json:"keypoints"`
 		}
 		if err := strict(b, &v); err != nil {
@@ -684,15 +701,15 @@ func init() {
 			if k.Time == nil || k.Value == nil || k.Envelope == nil {
 				return nil, errors.New("keypoint wants time, value and envelope")
 			}
-			seq[i] = NumberKeypoint{*k.Time, *k.Value, *k.Envelope}
+			seq[i] = NumberKeypoint{float32(*k.Time), float32(*k.Value), float32(*k.Envelope)}
 		}
 		return seq, nil
 	}
 	d["ColorSequence"] = func(b json.RawMessage) (Value, error) {
 		var v struct {
 			Keypoints []struct {
-				Time  *float32 `json:"time"`
-				Color *vec3    `json:"color"`
+				Time  *fnum `json:"time"`
+				Color *vec3 `json:"color"`
 			} `json:"keypoints"`
 		}
 		if err := strict(b, &v); err != nil {
@@ -703,7 +720,7 @@ func init() {
 			if k.Time == nil || k.Color == nil {
 				return nil, errors.New("keypoint wants time and color")
 			}
-			seq[i] = ColorKeypoint{Time: *k.Time, Color: Color3(*k.Color)}
+			seq[i] = ColorKeypoint{Time: float32(*k.Time), Color: Color3(*k.Color)}
 		}
 		return seq, nil
 	}
@@ -880,10 +897,11 @@ func init() {
 			if !ok {
 				return nil, fmt.Errorf("unknown field %q", k)
 			}
-			var f float32
-			if err := strict(r, &f); err != nil {
+			f64, err := decodeFloat(r)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
+			f := float32(f64)
 			*dst = &f
 		}
 		for k, dst := range fields {

@@ -588,7 +588,7 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 		PlanHash: c.plan.Hash, ConfirmToken: tok, ExpiresAt: claims.ExpiresAt.UTC(),
 		Base:    BaseData{Commit: c.plan.BaseCommit, Ref: c.plan.BaseRef},
 		Session: sessionData(c.session), Summary: c.plan.Summary(), Changes: c.plan.Changes,
-		Warnings: c.disk.Warnings,
+		Warnings: append(append([]string(nil), c.disk.Warnings...), c.plan.Warnings...),
 	}
 	if c.base == nil {
 		d.Warnings = append(d.Warnings, "no base commit (no git repository, no commit yet, or the project file is not committed): every difference is unresolved")

@@ -45,7 +45,7 @@ func scope(trees ...*dom.Instance) bridge.SnapshotParams {
 	var walk func(i *dom.Instance, names []string, key string, inFull bool)
 	walk = func(i *dom.Instance, names []string, key string, inFull bool) {
 		for name, v := range i.Properties {
-			if name == "Source" {
+			if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
 				continue
 			}
 			props := p.Properties[i.ClassName]

@@ -20,7 +20,8 @@ func Compute(in Input) *Plan {
 	}
 	c.visit(in.Disk, in.Studio, c.base[dom.RootID])
 	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].ID < c.changes[j].ID })
-	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: c.changes}
+	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: c.changes,
+		Warnings: warnings(in)}
 	if p.Changes == nil {
 		p.Changes = []*Change{}
 	}
@@ -188,7 +189,8 @@ func (c *computer) diffFields(x, y, d, b *dom.Instance) []string {
 	return out
 }
 
-// managedProps are the property names set on disk or in the base, without Source.
+// managedProps are the property names set on disk or in the base, without Source and
+// without those Studio's scripts cannot read and write (dom.StudioSyncable).
 func managedProps(d, b *dom.Instance) []string {
 	set := map[string]bool{}
 	for _, i := range []*dom.Instance{d, b} {
@@ -196,7 +198,7 @@ func managedProps(d, b *dom.Instance) []string {
 			continue
 		}
 		for k := range i.Properties {
-			if k != "Source" {
+			if k != "Source" && dom.StudioSyncable(i.ClassName, k) {
 				set[k] = true
 			}
 		}
@@ -220,7 +222,7 @@ func differs(d, s *dom.Instance) bool {
 		return true
 	}
 	for k, v := range d.Properties {
-		if k != "Source" && !dom.Equal(v, s.Properties[k]) {
+		if k != "Source" && !dom.Equal(v, s.Properties[k]) && dom.StudioSyncable(d.ClassName, k) {
 			return true
 		}
 	}

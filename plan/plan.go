@@ -58,6 +58,9 @@ type Plan struct {
 	Changes []*Change
 	// Hash is "sha256:" + hex of the canonical JSON of base commit, session and changes.
 	Hash string
+	// Warnings name what Atlas leaves alone and why: properties the project sets that
+	// Studio's scripts cannot write, scripts whose bytes are not UTF-8. Not hashed.
+	Warnings []string
 }
 
 // Change is one instance that differs between disk and Studio. For Add and Remove it

@@ -255,6 +255,8 @@ func TestPullAddRefusals(t *testing.T) {
 			newInst("Box", "Part", dom.Properties{"Attributes": dom.Attributes{"RBXSecret": dom.Bool(true)}}), ReasonUnwritableValue},
 		{"value with no JSON form", nil, "ReplicatedStorage",
 			newInst("N", "NumberValue", dom.Properties{"Value": dom.Float64(math.NaN())}), ReasonUnwritableValue},
+		{"infinite attribute", nil, "ReplicatedStorage",
+			newInst("Box", "Part", dom.Properties{"Attributes": dom.Attributes{"Range": dom.Float64(math.Inf(1))}}), ReasonUnwritableValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,6 +20,9 @@ func encodeValue(className, prop string, v dom.Value, existing json.RawMessage) 
 			return imp, nil
 		}
 	}
+	if dom.NonFinite(v) {
+		return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("property %s is infinite or NaN, which a project file cannot hold (Rojo reads no such number)", prop)}
+	}
 	b, err := dom.Marshal(v)
 	if err == nil {
 		// What the loader cannot read back would break the whole project.
@@ -104,6 +107,9 @@ func encodeAttributes(a dom.Attributes, existing map[string]json.RawMessage) (fo
 					enc, _ = format.EncodeJSON(v)
 				}
 			}
+		}
+		if enc == nil && dom.NonFinite(v) {
+			return nil, &Refusal{Reason: ReasonUnwritableValue, Msg: fmt.Sprintf("attribute %s is infinite or NaN, which a project file cannot hold (Rojo reads no such number)", name)}
 		}
 		if enc == nil {
 			b, err := dom.Marshal(v)

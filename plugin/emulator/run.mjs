@@ -84,7 +84,17 @@ class Network {
       }
       this.deliver(id, 'message', text);
     });
-    ws.on('error', (err) => this.deliver(id, 'error', 0, err.message));
+    // A refused upgrade (the host answers 403 to an Origin header, for one) reaches the
+    // plugin's Error signal with its HTTP status, as Studio's WebStreamClient does.
+    let status = 0;
+    ws.on('unexpected-response', (req, res) => {
+      status = res.statusCode;
+      this.deliver(id, 'error', status, `${res.statusCode} ${res.statusMessage ?? ''}`.trim());
+      ws.terminate();
+    });
+    ws.on('error', (err) => {
+      if (status === 0) this.deliver(id, 'error', 0, err.message);
+    });
     ws.on('close', (code, reason) => {
       this.sockets.delete(id);
       if (code === 1000 && reason.toString() === 'shutdown' && this.onShutdown) {

@@ -9,7 +9,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { LuauState } from 'luau-web';
+
+// Enum.HashAlgorithm names → Node's hash names (Blake2b and Blake3 are not offered).
+const HASHES = { Md5: 'md5', Sha1: 'sha1', Sha256: 'sha256' };
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -132,6 +136,13 @@ export async function createRuntime(options = {}) {
     __js_has_network() {
       return network !== null;
     },
+    // EncodingService:ComputeStringHash: the digest of text (UTF-8), or of hex-encoded bytes.
+    __js_hash(algorithm, text, isHex) {
+      const name = HASHES[String(algorithm)];
+      if (!name) throw new Error(`unsupported hash algorithm ${algorithm}`);
+      const data = isHex ? Buffer.from(String(text), 'hex') : Buffer.from(String(text), 'utf8');
+      return createHash(name).update(data).digest('hex');
+    },
     __js_cpu_time() {
       const u = process.cpuUsage();
       return (u.user + u.system) / 1e6;
@@ -142,8 +153,12 @@ export async function createRuntime(options = {}) {
   state = await LuauState.createAsync(env);
 
   const mockSources = readSources(mockDir);
+  // The generated data (one long string) is compiled here and handed over as a
+  // function: passing its text through Luau to __js_compile would copy it twice more.
+  const data = state.loadstring(mockSources.Data, '=mock.Data', false);
+  delete mockSources.Data;
   const boot = state.loadstring(mockSources.Boot, '=mock.Boot', true);
-  const [api] = await boot(mockSources, options.virtualTime === true);
+  const [api] = await boot(mockSources, options.virtualTime === true, data);
   return new Runtime(state, api);
 }
 

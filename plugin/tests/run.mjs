@@ -35,6 +35,8 @@ function vectors() {
     unicodeSha1: sha1(Buffer.from(unicode, 'utf8')),
     unicodeBlob: sha1(Buffer.concat([Buffer.from(`blob ${Buffer.byteLength(unicode)}\0`), Buffer.from(unicode)])),
     edges,
+    invalidUtf8Sha1: sha1(Buffer.from([0xf0, 0x28, 0x8c, 0x28])),
+    invalidUtf8Blob: sha1(Buffer.concat([Buffer.from('blob 6\0'), Buffer.from([0x61, 0xf0, 0x28, 0x8c, 0x28, 0x62])])),
   };
 }
 

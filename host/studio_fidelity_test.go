@@ -1,0 +1,258 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// fidelityProject sets what Studio treats specially: a read-only property
+// (MeshPart.MeshId), a Position (derived from CFrame in Studio) and an infinite float
+// (BillboardGui.MaxDistance).
+var fidelityProject = map[string]string{
+	"default.project.json": `{
+  "name": "Fidelity",
+  "tree": {
+    "$className": "DataModel",
+    "ServerScriptService": { "$path": "src/server" },
+    "Workspace": {
+      "Rock": {
+        "$className": "MeshPart",
+        "$properties": { "MeshId": "rbxassetid://123", "Anchored": true }
+      },
+      "Box": {
+        "$className": "Part",
+        "$properties": { "Position": [3, 4, 5], "Anchored": true }
+      },
+      "Sign": {
+        "$className": "Part",
+        "Gui": {
+          "$className": "BillboardGui",
+          "$properties": { "MaxDistance": { "Float32": "inf" } }
+        }
+      }
+    }
+  }
+}`,
+	"src/server/Main.server.luau": "print('hi')\n",
+	"src/server/Odd.server.luau":  "print('odd')\n",
+}
+
+func warningsOf(d *host.PlanData) string { return strings.Join(d.Warnings, "\n") }
+
+// TestEmulatorUnsyncableProperty: a MeshId in the project (read-only to Studio's
+// scripts) is named in a warning and never drifts: the place Studio loads has it, the
+// plan is empty, an edit of the same part's other properties is pushed, and a new
+// MeshPart with a MeshId is added without it (Studio would refuse the write).
+func TestEmulatorUnsyncableProperty(t *testing.T) {
+	e := startEmulated(t, fidelityProject, nil)
+	d := mustPlan(t, e.host, nil)
+	if w := warningsOf(d); !strings.Contains(w, "MeshPart.MeshId") || !strings.Contains(w, "Workspace/Rock") {
+		t.Errorf("warnings = %q, want MeshPart.MeshId at Workspace/Rock named", d.Warnings)
+	}
+	// In the emulated place, as in Studio, scripts read the MeshId the place holds
+	// and cannot write it.
+	x := mustExec(t, e.host, `local r = workspace.Rock
+		local ok = pcall(function() r.MeshId = "rbxassetid://9" end)
+		return r.MeshId, ok`)
+	if got := strings.Join(x.Returns, " "); got != "rbxassetid://123 false" {
+		t.Errorf("MeshId in the emulator, and whether a script could write it: %s", got)
+	}
+
+	proj := strings.Replace(fidelityProject["default.project.json"],
+		`"MeshId": "rbxassetid://123", "Anchored": true`, `"MeshId": "rbxassetid://456", "Anchored": false`, 1)
+	proj = strings.Replace(proj, `"Box": {`, `"Boulder": { "$className": "MeshPart", "$properties": { "MeshId": "rbxassetid://7" } },
+      "Box": {`, 1)
+	hosttest.Write(t, e.dir, "default.project.json", proj)
+	d = mustPlan(t, e.host, map[string]string{"Workspace/Rock": "disk_changed/push", "Workspace/Boulder": "new_on_disk/push"})
+	for _, c := range d.Changes {
+		for _, f := range c.Fields {
+			if f == "MeshId" {
+				t.Errorf("%s: MeshId is a field of the change", c.Path)
+			}
+		}
+	}
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	x = mustExec(t, e.host, `return workspace.Rock.Anchored, workspace.Boulder.ClassName, workspace.Rock.MeshId`)
+	if got := strings.Join(x.Returns, " "); got != "false MeshPart rbxassetid://123" {
+		t.Errorf("after the push: %s", got)
+	}
+	mustPlan(t, e.host, nil)
+}
+
+// TestEmulatorPositionAndInfinity: a project's Position comes back from the emulated
+// place (Studio derives it from CFrame), and an infinite MaxDistance round-trips:
+// plugin → host → no change; a push of 100 and then of infinity reach Studio.
+func TestEmulatorPositionAndInfinity(t *testing.T) {
+	e := startEmulated(t, fidelityProject, nil)
+	mustPlan(t, e.host, nil)
+	x := mustExec(t, e.host, `local p = workspace.Box.Position return p.X, p.Y, p.Z, workspace.Sign.Gui.MaxDistance`)
+	if got := strings.Join(x.Returns, " "); got != "3 4 5 inf" {
+		t.Errorf("Box.Position and Gui.MaxDistance in the emulator = %s, want 3 4 5 inf", got)
+	}
+
+	setMax := func(v string) {
+		proj := strings.Replace(fidelityProject["default.project.json"], `{ "Float32": "inf" }`, v, 1)
+		hosttest.Write(t, e.dir, "default.project.json", proj)
+	}
+	setMax(`100`)
+	d := mustPlan(t, e.host, map[string]string{"Workspace/Sign/Gui": "disk_changed/push"})
+	if b, _ := json.Marshal(d.Changes[0].Properties["MaxDistance"]); !strings.Contains(string(b), `"current":{"Float32":"inf"}`) {
+		t.Errorf("MaxDistance diff = %s, want Studio's current value inf", b)
+	}
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply 100: %v", err)
+	}
+	if got := mustExec(t, e.host, `return workspace.Sign.Gui.MaxDistance`).Returns[0]; got != "100" {
+		t.Errorf("MaxDistance after the push = %s", got)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "max 100")
+	mustPlan(t, e.host, nil)
+
+	setMax(`{ "Float32": "inf" }`)
+	d = mustPlan(t, e.host, map[string]string{"Workspace/Sign/Gui": "disk_changed/push"})
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply inf: %v", err)
+	}
+	if got := mustExec(t, e.host, `return workspace.Sign.Gui.MaxDistance`).Returns[0]; got != "inf" {
+		t.Errorf("MaxDistance after pushing infinity = %s", got)
+	}
+	mustPlan(t, e.host, nil)
+}
+
+// TestEmulatorSourceNotUTF8: a Studio script whose bytes are not UTF-8 (a 4-byte
+// sequence, F0 28 8C 28; a project file cannot hold one) arrives byte for byte (base64
+// on the wire), is reported by path in the plan's warnings, hashes the same on both
+// sides, and a push over it passes its precondition.
+func TestEmulatorSourceNotUTF8(t *testing.T) {
+	bad := "print('\xf0\x28\x8c\x28')\n"
+	e := startEmulated(t, fidelityProject, func(pf *host.PlaceFile) {
+		for _, c := range pf.Root.Children {
+			if c.Name == "ServerScriptService" {
+				for _, s := range c.Children {
+					if s.Name == "Odd" {
+						s.Properties["Source"] = dom.String(bad)
+					}
+				}
+			}
+		}
+	})
+	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Odd": "studio_changed/pull"})
+	if w := warningsOf(d); !strings.Contains(w, "ServerScriptService/Odd: the Studio Source is not valid UTF-8") {
+		t.Errorf("warnings = %q, want the Studio script named", d.Warnings)
+	}
+	want := gitblob.Hash([]byte(bad))
+	if got := d.Changes[0].StudioHash; got != want {
+		t.Errorf("the plan's Studio hash of Odd = %s, want %s (its bytes as they are)", got, want)
+	}
+	r, err := getScript(e.session(t), map[string]any{"path": []string{"ServerScriptService", "Odd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SourceSha1 != want {
+		t.Errorf("the plugin's hash of Odd = %s, want %s", r.SourceSha1, want)
+	}
+	// The precondition of a push holds: both sides hashed the same bytes.
+	id := d.Changes[0].ID
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken,
+		Overrides: []apply.Override{{ID: id, Direction: "push", StudioHash: &want}}}); err != nil {
+		t.Fatalf("push over the non-UTF-8 script: %v", err)
+	}
+	if got := mustExec(t, e.host, `return game.ServerScriptService.Odd.Source`).Returns[0]; got != "print('odd')\n" {
+		t.Errorf("Odd after the push = %q", got)
+	}
+	mustPlan(t, e.host, nil)
+}
+
+// TestEmulatorPlayContext: an emulator booted as a playtest's server connects
+// read-only (context "server", its own session id) beside the edit one: there is
+// still exactly one edit session, and the playtest's refuses apply.
+func TestEmulatorPlayContext(t *testing.T) {
+	e := startEmulated(t, fidelityProject, nil)
+	pf, err := e.host.InitialPlace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["context"] = "server"
+	b, _ = json.Marshal(raw)
+	placePath := filepath.Join(t.TempDir(), "play.json")
+	if err := os.WriteFile(placePath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	edit := e.session(t).Info().ID
+	play, err := host.StartEmulator(ctx, host.EmulatorOptions{
+		PluginDir: emulatorPluginDir(t), URL: e.host.PluginURL(), Place: placePath,
+		SessionID: edit, // even told to, a playtest never takes the edit session's id
+	})
+	if err != nil {
+		t.Fatalf("start the playtest emulator: %v", err)
+	}
+	t.Cleanup(func() { play.Stop() })
+
+	var sessions []bridge.SessionInfo
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if sessions = e.host.Bridge().Sessions(); len(sessions) == 2 {
+			break
+		}
+	}
+	if len(sessions) != 2 {
+		t.Fatalf("sessions = %+v, want the edit one and the playtest's", sessions)
+	}
+	var editSessions []string
+	var playInfo bridge.SessionInfo
+	for _, s := range sessions {
+		if s.Context == "edit" {
+			editSessions = append(editSessions, s.ID)
+		} else {
+			playInfo = s
+		}
+	}
+	if len(editSessions) != 1 || editSessions[0] != edit {
+		t.Errorf("edit sessions = %v, want only %s", editSessions, edit)
+	}
+	if playInfo.Context != "server" || !playInfo.ReadOnly || playInfo.ID == edit {
+		t.Errorf("playtest session = %+v, want context server, read-only, its own id", playInfo)
+	}
+	ps, err := e.host.Bridge().Session(playInfo.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ps.Call(ctx, "apply", map[string]any{"txId": "tx-play", "ops": []any{}}, nil)
+	if errcode.Of(err) != errcode.ApplyFailed || !strings.Contains(err.Error(), "only reads") {
+		t.Errorf("apply in the playtest = %v, want %s (read-only)", err, errcode.ApplyFailed)
+	}
+	var x struct {
+		Success bool     `json:"success"`
+		Returns []string `json:"returns"`
+	}
+	if err := ps.Call(ctx, "exec", map[string]any{"code": `local rs = game:GetService("RunService") return rs:IsRunning(), rs:IsEdit()`}, &x); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(x.Returns, " ") != "true false" {
+		t.Errorf("RunService in the playtest: IsRunning, IsEdit = %v", x.Returns)
+	}
+}

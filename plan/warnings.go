@@ -1,0 +1,69 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/atlas-rbx/atlas/dom"
+)
+
+// warnings lists, once per class and property, the properties the disk project sets
+// that Studio's scripts cannot read and write (left out of comparisons and writes), and
+// every script on either side whose Source is not valid UTF-8 (compared byte for byte,
+// but shown and edited as text by Studio and most editors).
+func warnings(in Input) []string {
+	type seen struct {
+		first string
+		n     int
+	}
+	unsyncable := map[string]*seen{}
+	var out []string
+	if in.Disk != nil {
+		in.Disk.Walk(func(x *dom.Instance) bool {
+			for k := range x.Properties {
+				if dom.StudioSyncable(x.ClassName, k) {
+					continue
+				}
+				key := x.ClassName + "." + k
+				if s := unsyncable[key]; s != nil {
+					s.n++
+					if x.Path() < s.first {
+						s.first = x.Path()
+					}
+				} else {
+					unsyncable[key] = &seen{first: x.Path(), n: 1}
+				}
+			}
+			return true
+		})
+	}
+	keys := make([]string, 0, len(unsyncable))
+	for k := range unsyncable {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := unsyncable[k]
+		where := s.first
+		if s.n > 1 {
+			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
+		}
+		out = append(out, fmt.Sprintf("%s is set by the project (%s) but Studio's scripts cannot write it: Atlas leaves it out of comparisons and writes", k, where))
+	}
+	for _, side := range []struct {
+		name string
+		root *dom.Instance
+	}{{"disk", in.Disk}, {"Studio", in.Studio}} {
+		if side.root == nil {
+			continue
+		}
+		side.root.Walk(func(x *dom.Instance) bool {
+			if src, ok := x.Properties["Source"].(dom.String); ok && x.IsScript() && !utf8.ValidString(string(src)) {
+				out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared and written byte for byte", x.Path(), side.name))
+			}
+			return true
+		})
+	}
+	return out
+}
