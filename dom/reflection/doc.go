@@ -4,4 +4,4 @@
 // decoded on first use; see LICENSE-rbx-dom.txt for its licence.
 package reflection
 
-//go:generate go run ./internal/gen -in ../../../shared/data/rbx-reflection-database.json -out database.json.gz
+//go:generate go run ./internal/gen -in source/rbx-dom-database.json.gz -out database.json.gz
