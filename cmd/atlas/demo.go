@@ -145,6 +145,9 @@ print("edited in Studio")`})
 	for _, l := range ex.Output {
 		fmt.Fprintf(w, "    studio> %s\n", l.Text)
 	}
+	if !ex.Success {
+		return errcode.New(errcode.Internal, "the demo's edit in Studio failed: %s", ex.Error)
+	}
 
 	step("atlas sync plan --diff — three-way against HEAD decides each direction")
 	p, err = h.Plan(ctx, host.PlanRequest{Sources: true})
@@ -183,7 +186,10 @@ print("edited in Studio")`})
 		return err
 	}
 	renderPlan(w, p, false)
-	pulled, _ := os.ReadFile(filepath.Join(dir, "src", "shared", "Scores.luau"))
+	pulled, err := os.ReadFile(filepath.Join(dir, "src", "shared", "Scores.luau"))
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "the demo's pull from Studio wrote no src/shared/Scores.luau")
+	}
 	fmt.Fprintf(w, "\nsrc/shared/Scores.luau pulled from Studio:\n%s", pulled)
 	fmt.Fprintf(w, "\nDone. The demo project is in %s; the journal of the transaction is under %s.\n", dir, stateDir)
 	if len(p.Changes) != 0 {
