@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // Studio is what a transaction needs from a Studio session.
@@ -58,7 +59,7 @@ func newInstance(i *dom.Instance) *NewInstance {
 // the caller saw what is there now.
 type Override struct {
 	ID                 string                     `json:"id"`
-	Direction          string                     `json:"direction"`
+	Direction          plan.Direction             `json:"direction"`
 	StudioHash         *string                    `json:"studioHash,omitempty"`
 	DiskHash           *string                    `json:"diskHash,omitempty"`
 	ExpectedProperties map[string]json.RawMessage `json:"expectedProperties,omitempty"`
@@ -73,11 +74,11 @@ type Request struct {
 
 // Applied is one change the transaction carried out.
 type Applied struct {
-	ID        string `json:"id"`
-	Path      string `json:"path"`
-	PatchType string `json:"patchType"`
-	Direction string `json:"direction"`
-	FsPath    string `json:"fsPath,omitempty"`
+	ID        string         `json:"id"`
+	Path      string         `json:"path"`
+	PatchType plan.PatchType `json:"patchType"`
+	Direction plan.Direction `json:"direction"`
+	FsPath    string         `json:"fsPath,omitempty"`
 }
 
 // FileChange is one file the transaction wrote or deleted.

@@ -218,7 +218,7 @@ func planDiff(old, now *plan.Plan) (appeared, vanished, changed []string) {
 // action is a change with the direction the transaction carries out.
 type action struct {
 	change *plan.Change
-	dir    string
+	dir    plan.Direction
 }
 
 // decide applies overrides (checking their preconditions) and refuses unresolved changes.

@@ -339,7 +339,7 @@ func TestNewAndDeletedInstancesBothWays(t *testing.T) {
 	}
 	reasons := map[string]string{}
 	for _, c := range d.Changes {
-		reasons[c.Path] = c.Reason + "/" + c.Direction
+		reasons[c.Path] = string(c.Reason) + "/" + string(c.Direction)
 	}
 	want := map[string]string{
 		"ReplicatedStorage/Shared/FromDisk":   "new_on_disk/push",

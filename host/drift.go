@@ -11,12 +11,6 @@ import (
 	"github.com/atlas-rbx/atlas/plan"
 )
 
-// driftReasons are the reasons that mean Studio moved away from the base.
-var driftReasons = map[string]bool{
-	plan.StudioChanged: true, plan.BothChanged: true, plan.NewInStudio: true,
-	plan.DeletedInStudio: true, plan.DeleteEditConflict: true,
-}
-
 // Drift reports work in Studio that git does not have.
 func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
 	d := &DriftData{Changes: []*plan.Change{}, Blocking: []string{}}
@@ -31,7 +25,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	d.Connected = true
 	d.Session = sessionData(c.session)
 	for _, ch := range c.plan.Changes {
-		if driftReasons[ch.Reason] {
+		if ch.Reason.StudioMoved() {
 			d.Changes = append(d.Changes, ch)
 		}
 	}

@@ -340,7 +340,7 @@ func mustJSON(t testing.TB, v dom.Value) string {
 func describe(d *host.PlanData) map[string]string {
 	out := map[string]string{}
 	for _, c := range d.Changes {
-		out[c.Path] = c.Reason + "/" + c.Direction
+		out[c.Path] = string(c.Reason) + "/" + string(c.Direction)
 	}
 	return out
 }

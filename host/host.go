@@ -811,7 +811,7 @@ func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, erro
 		return nil, err
 	}
 	if res.Selections == nil {
-		res.Selections = map[string]string{}
+		res.Selections = map[string]plan.Direction{}
 	}
 	return &res, nil
 }

@@ -123,7 +123,7 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 }
 
 // mergeSelections turns the person's selections into overrides; they win over the agent's.
-func mergeSelections(agent []apply.Override, sel map[string]string) []apply.Override {
+func mergeSelections(agent []apply.Override, sel map[string]plan.Direction) []apply.Override {
 	var out []apply.Override
 	for _, o := range agent {
 		if d, ok := sel[o.ID]; ok && d != o.Direction {

@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-rbx/atlas/envelope"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // MaxArgumentBytes caps the arguments of one tool call.
@@ -139,7 +140,7 @@ type Override struct {
 func convert(in []Override) []apply.Override {
 	out := make([]apply.Override, 0, len(in))
 	for _, o := range in {
-		ao := apply.Override{ID: o.ID, Direction: o.Direction, StudioHash: o.StudioHash, DiskHash: o.DiskHash}
+		ao := apply.Override{ID: o.ID, Direction: plan.Direction(o.Direction), StudioHash: o.StudioHash, DiskHash: o.DiskHash}
 		if o.ExpectedProperties != nil {
 			ao.ExpectedProperties = map[string]json.RawMessage{}
 			for k, v := range o.ExpectedProperties {

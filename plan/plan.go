@@ -10,33 +10,6 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 )
 
-// Patch types, from the disk→Studio point of view.
-const (
-	Add    = "Add"    // on disk, not in Studio
-	Edit   = "Edit"   // in both, different
-	Remove = "Remove" // in Studio, not on disk
-)
-
-// Directions.
-const (
-	Push = "push" // make Studio match disk
-	Pull = "pull" // make disk match Studio
-	Skip = "skip" // leave both sides as they are (an override only)
-)
-
-// Reasons, from the decision table.
-const (
-	DiskChanged        = "disk_changed"
-	StudioChanged      = "studio_changed"
-	BothChanged        = "both_changed"
-	NewOnDisk          = "new_on_disk"
-	NewInStudio        = "new_in_studio"
-	DeletedOnDisk      = "deleted_on_disk"
-	DeletedInStudio    = "deleted_in_studio"
-	DeleteEditConflict = "delete_edit_conflict"
-	NoBase             = "no_base"
-)
-
 // Input is what a plan is computed from. Trees have their ids assigned.
 type Input struct {
 	Disk   *dom.Instance
@@ -63,14 +36,14 @@ type Plan struct {
 // Change is one instance that differs between disk and Studio. For Add and Remove it
 // stands for the whole subtree rooted at the instance.
 type Change struct {
-	ID        string `json:"id"`
-	Path      string `json:"path"`
-	ClassName string `json:"className"`
-	PatchType string `json:"patchType"`
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`
+	ClassName string    `json:"className"`
+	PatchType PatchType `json:"patchType"`
 	// Direction is push, pull, or "" (unresolved, JSON null).
-	Direction        string `json:"-"`
-	DefaultSelection string `json:"defaultSelection"`
-	Reason           string `json:"reason"`
+	Direction        Direction `json:"-"`
+	DefaultSelection Direction `json:"defaultSelection"`
+	Reason           Reason    `json:"reason"`
 	// Hashes are git blob ids of Source (scripts only; "" when absent on that side).
 	StudioHash string `json:"studioHash"`
 	DiskHash   string `json:"diskHash"`
@@ -100,14 +73,14 @@ type PropertyDiff struct {
 // MarshalJSON adds direction as a string or null.
 func (c *Change) MarshalJSON() ([]byte, error) {
 	type plain Change
-	var dir *string
+	var dir *Direction
 	if c.Direction != "" {
 		d := c.Direction
 		dir = &d
 	}
 	return json.Marshal(struct {
 		*plain
-		Direction *string `json:"direction"`
+		Direction *Direction `json:"direction"`
 	}{(*plain)(c), dir})
 }
 
@@ -116,7 +89,7 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 	type plain Change
 	aux := struct {
 		*plain
-		Direction *string `json:"direction"`
+		Direction *Direction `json:"direction"`
 	}{plain: (*plain)(c)}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err

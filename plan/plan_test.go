@@ -51,12 +51,13 @@ func tree(s side, kind string) *dom.Instance {
 
 func TestDecisionTable(t *testing.T) {
 	cases := []struct {
-		name           string
-		disk, studio   side
-		base           *side // nil: no base at all
-		wantPatch, dir string
-		wantReason     string
-		wantNoChange   bool
+		name         string
+		disk, studio side
+		base         *side // nil: no base at all
+		wantPatch    PatchType
+		dir          Direction
+		wantReason   Reason
+		wantNoChange bool
 	}{
 		{name: "equal", disk: v1, studio: v1, base: &v2, wantNoChange: true},
 		{name: "all equal", disk: v1, studio: v1, base: &v1, wantNoChange: true},
@@ -95,8 +96,8 @@ func TestDecisionTable(t *testing.T) {
 					t.Fatalf("Compute = %d changes, want 1: %s", len(p.Changes), dump(p))
 				}
 				c := p.Changes[0]
-				got := [3]string{c.PatchType, c.Direction, c.Reason}
-				want := [3]string{tc.wantPatch, tc.dir, tc.wantReason}
+				got := [3]string{string(c.PatchType), string(c.Direction), string(c.Reason)}
+				want := [3]string{string(tc.wantPatch), string(tc.dir), string(tc.wantReason)}
 				if got != want {
 					t.Fatalf("change = %v, want %v", got, want)
 				}

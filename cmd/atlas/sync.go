@@ -161,7 +161,7 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 		if !ok || id == "" {
 			return nil, errcode.New(errcode.BadRequest, "--override %q is not ID=push|pull|skip", s).Reason("bad_override", "write --override ID=push")
 		}
-		out = append(out, apply.Override{ID: strings.TrimSpace(id), Direction: strings.TrimSpace(dir)})
+		out = append(out, apply.Override{ID: strings.TrimSpace(id), Direction: plan.Direction(strings.TrimSpace(dir))})
 	}
 	if err := apply.ValidateOverrides(out); err != nil {
 		return nil, err
@@ -242,7 +242,8 @@ func renderPlan(w io.Writer, d *host.PlanData, diff bool) {
 	}
 	fmt.Fprintf(w, "%d change(s): %d push, %d pull, %d unresolved\n", s.Total, s.Push, s.Pull, s.Unresolved)
 	groups := []struct {
-		dir, title string
+		dir   plan.Direction
+		title string
 	}{{plan.Push, "Push (disk → Studio)"}, {plan.Pull, "Pull (Studio → disk)"}, {"", "Unresolved (choose with --override ID=push|pull|skip)"}}
 	for _, g := range groups {
 		var list []*plan.Change
