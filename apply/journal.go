@@ -16,6 +16,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Journal states.
@@ -75,7 +76,7 @@ type record struct {
 	CreatedAt  time.Time        `json:"createdAt"`
 	UpdatedAt  time.Time        `json:"updatedAt"`
 	Files      []journalFile    `json:"files"`
-	Ops        []Op             `json:"ops"`
+	Ops        []protocol.Op    `json:"ops"`
 	StudioPre  []studioPreImage `json:"studioPreImages"`
 	// Parents are the instance paths of add ops' parents, for undo.
 	Parents   []parentRef `json:"parents,omitempty"`
@@ -143,7 +144,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err err
 		byHandle := map[string]*dom.Instance{}
 		st.Studio.Walk(func(x *dom.Instance) bool { byHandle[x.Handle] = x; return true })
 		for _, op := range w.ops {
-			if op.Op == "add" {
+			if op.Op == protocol.OpAdd {
 				if p := byHandle[op.Parent]; p != nil {
 					r.Parents = append(r.Parents, parentRef{Handle: op.Parent, Path: p.Path()})
 				}

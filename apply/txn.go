@@ -15,6 +15,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 	"github.com/atlas-rbx/atlas/token"
 )
 
@@ -317,7 +318,7 @@ func marshalOrNull(v dom.Value) string {
 
 // work is everything a transaction will write.
 type work struct {
-	ops   []Op
+	ops   []protocol.Op
 	files []project.FileOp
 }
 
@@ -356,9 +357,17 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 		if parent == nil {
 			return errcode.New(errcode.Internal, "no Studio parent for %s", c.Path)
 		}
-		w.ops = append(w.ops, Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+		inst, err := newInstance(c.Disk)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: parent.Handle, Instance: inst, ChangeID: c.ID})
 	case plan.Remove:
-		w.ops = append(w.ops, Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID})
+		expect, err := expectOf(c.Studio, nil)
+		if err != nil {
+			return err
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID})
 	case plan.Edit:
 		if c.Disk.ClassName != c.Studio.ClassName {
 			// Replacing the instance would destroy Studio children the project does
@@ -373,10 +382,17 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 						Reason("class_change_loses_children", "move or save that instance first, or skip this change").With("ids", []string{c.ID})
 				}
 			}
-			parent := c.Studio.Parent
+			expect, err := expectOf(c.Studio, nil)
+			if err != nil {
+				return err
+			}
+			inst, err := newInstance(c.Disk)
+			if err != nil {
+				return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+			}
 			w.ops = append(w.ops,
-				Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID},
-				Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+				protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID},
+				protocol.Op{Op: protocol.OpAdd, Parent: c.Studio.Parent.Handle, Instance: inst, ChangeID: c.ID})
 			return nil
 		}
 		set := dom.Properties{}
@@ -394,26 +410,38 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 				}
 			}
 		}
-		w.ops = append(w.ops, Op{Op: "edit", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, props), Set: set, ChangeID: c.ID})
+		values, err := encode(set)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+		}
+		expect, err := expectOf(c.Studio, props)
+		if err != nil {
+			return err
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpEdit, Handle: c.Studio.Handle, Expect: expect, Set: values, ChangeID: c.ID})
 	}
 	return nil
 }
 
 // expectOf is the precondition of overwriting s: its Source hash and the given properties.
-func expectOf(s *dom.Instance, props []string) *Expect {
-	e := &Expect{}
+func expectOf(s *dom.Instance, props []string) (*protocol.Expect, error) {
+	e := &protocol.Expect{}
 	if s.IsScript() {
 		e.SourceSha1 = s.SourceHash
 	}
 	for _, p := range props {
 		if v, ok := s.Properties[p]; ok {
-			if e.Properties == nil {
-				e.Properties = dom.Properties{}
+			b, err := dom.Marshal(v)
+			if err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "encode "+s.Path()+"."+p)
 			}
-			e.Properties[p] = v
+			if e.Properties == nil {
+				e.Properties = protocol.Values{}
+			}
+			e.Properties[p] = b
 		}
 	}
-	return e
+	return e, nil
 }
 
 func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance) error {

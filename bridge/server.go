@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Defaults for the zero values of Options (PROTOCOL.md).
@@ -162,7 +163,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 	refuse := func(code int, reason string) {
 		_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
-		_ = conn.WriteJSON(byeFrame{Type: "bye", Reason: reason})
+		_ = conn.WriteJSON(protocol.Bye{Type: protocol.FrameBye, Reason: reason})
 		closeConn(conn, code, reason)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(helloTimeout))
@@ -171,13 +172,13 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 		conn.Close()
 		return nil, fmt.Errorf("read hello: %w", err)
 	}
-	var h helloFrame
-	if err := json.Unmarshal(data, &h); err != nil || h.Type != "hello" {
+	var h protocol.Hello
+	if err := json.Unmarshal(data, &h); err != nil || h.Type != protocol.FrameHello {
 		refuse(websocket.ClosePolicyViolation, "expected hello")
 		return nil, fmt.Errorf("first frame is not a hello")
 	}
-	if h.Protocol != protocolVersion {
-		reason := fmt.Sprintf("unsupported protocol %d; this host speaks %d", h.Protocol, protocolVersion)
+	if h.Protocol != protocol.Version {
+		reason := fmt.Sprintf("unsupported protocol %d; this host speaks %d", h.Protocol, protocol.Version)
 		refuse(websocket.CloseProtocolError, reason)
 		return nil, errors.New(reason)
 	}
@@ -198,9 +199,9 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 		pending: map[string]*pending{},
 		done:    make(chan struct{}),
 	}
-	err = sess.write(welcomeFrame{
-		Type:        "welcome",
-		Protocol:    protocolVersion,
+	err = sess.write(protocol.Welcome{
+		Type:        protocol.FrameWelcome,
+		Protocol:    protocol.Version,
 		HostVersion: s.opts.HostVersion,
 		Project:     s.opts.Project,
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 	"github.com/atlas-rbx/atlas/token"
 )
 
@@ -268,8 +269,8 @@ func (h *Host) recoverLocked() {
 // sessionStudio adapts a bridge session to apply.Studio.
 type sessionStudio struct{ s *bridge.Session }
 
-func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []apply.Op) error {
-	err := a.s.Call(ctx, "apply", map[string]any{"txId": txID, "ops": ops}, nil)
+func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op) error {
+	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops})
 	if err != nil {
 		ce := errcode.As(err)
 		if _, ok := ce.Details["reasonCode"]; !ok {
@@ -288,10 +289,8 @@ func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []apply.Op) 
 }
 
 func (a *sessionStudio) Transactions(ctx context.Context) ([]string, error) {
-	var res struct {
-		TxIDs []string `json:"txIds"`
-	}
-	if err := a.s.Call(ctx, "transactions", struct{}{}, &res); err != nil {
+	res, err := a.s.Transactions(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return res.TxIDs, nil
@@ -742,25 +741,12 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
 			Reason("not_a_script", "pass the id or file of a Script, LocalScript or ModuleScript")
 	}
-	var res struct {
-		Source     string `json:"source"`
-		SourceSha1 string `json:"sourceSha1"`
-		ClassName  string `json:"className"`
-		IsDraft    bool   `json:"isDraft"`
-	}
-	err = s.Call(ctx, "getScript", map[string]any{"path": nonNilPath(target.PathNames()), "draft": req.Draft}, &res)
+	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Draft: req.Draft})
 	if err != nil {
 		return nil, err
 	}
 	return &ScriptData{ID: target.ID, FsPath: target.FsPath, InstancePath: target.Path(), ClassName: res.ClassName,
 		Source: res.Source, StudioHash: gitblob.Hash([]byte(res.Source)), IsDraft: res.IsDraft}, nil
-}
-
-func nonNilPath(p []string) []string {
-	if p == nil {
-		return []string{}
-	}
-	return p
 }
 
 // relPath turns a user's path (absolute, or relative to the project folder) into a
@@ -784,17 +770,18 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res ExecData
-	if err := s.Call(ctx, "exec", map[string]any{"code": req.Code}, &res); err != nil {
+	r, err := s.Exec(ctx, protocol.ExecParams{Code: req.Code})
+	if err != nil {
 		return nil, err
 	}
-	if res.Output == nil {
-		res.Output = []OutputLine{}
+	res := &ExecData{Success: r.Success, Output: []OutputLine{}, Returns: r.Returns, Error: r.Error}
+	for _, l := range r.Output {
+		res.Output = append(res.Output, OutputLine{Level: l.Level, Text: l.Text})
 	}
 	if res.Returns == nil {
 		res.Returns = []string{}
 	}
-	return &res, nil
+	return res, nil
 }
 
 // Review sends changes to the plugin's review panel and waits for the person.
@@ -806,14 +793,15 @@ func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, erro
 	// A person answers a review: allow them time, past the usual request timeout.
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	var res ReviewData
-	if err := s.Call(ctx, "review", map[string]any{"planHash": req.PlanHash, "changes": req.Changes, "mode": req.Mode}, &res); err != nil {
+	r, err := s.Review(ctx, protocol.ReviewParams{PlanHash: req.PlanHash, Changes: req.Changes, Mode: protocol.ReviewMode(req.Mode)})
+	if err != nil {
 		return nil, err
 	}
+	res := &ReviewData{Decision: string(r.Decision), Selections: r.Selections}
 	if res.Selections == nil {
 		res.Selections = map[string]plan.Direction{}
 	}
-	return &res, nil
+	return res, nil
 }
 
 var _ Engine = (*Host)(nil)
@@ -839,7 +827,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 type pathLocator struct{ s *bridge.Session }
 
 func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error) {
-	t, err := snapshot(ctx, p.s, bridge.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
+	t, err := snapshot(ctx, p.s, protocol.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // sourceCache holds the scripts of a session's latest snapshot by handle, so the next
@@ -36,8 +37,8 @@ type cachedSource struct {
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
 // with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
 // false), and the managed properties by class.
-func scope(trees ...*dom.Instance) bridge.SnapshotParams {
-	p := bridge.SnapshotParams{Properties: map[string]map[string]string{}}
+func scope(trees ...*dom.Instance) protocol.SnapshotParams {
+	p := protocol.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
 	// The walk carries each instance's path down, and records nothing below a
@@ -133,7 +134,7 @@ func wireType(class, prop string, v dom.Value) string {
 
 // buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
 // and script hashes computed; prev resolves sourceFrom handles.
-func buildTree(res *bridge.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
+func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
 	byHandle := make(map[string]*dom.Instance, len(res.Instances))
 	var root *dom.Instance
 	for _, w := range res.Instances {
@@ -181,7 +182,7 @@ func buildTree(res *bridge.SnapshotResult, prev map[string]cachedSource) (*dom.I
 var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
 
 // snapshot asks a Studio session for the instances in scope.
-func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams) (*dom.Instance, error) {
+func snapshot(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams) (*dom.Instance, error) {
 	return snapshotWith(ctx, s, params, nil, nil, false)
 }
 
@@ -190,7 +191,7 @@ func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotPara
 // With allowUnchanged, and the same request as last time, the plugin may answer that
 // nothing it watches changed; the cached tree is then returned as it is (its handles
 // still stand). Every write still carries its own preconditions.
-func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance, allowUnchanged bool) (*dom.Instance, error) {
+func snapshotWith(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance, allowUnchanged bool) (*dom.Instance, error) {
 	var prev map[string]cachedSource
 	key := ""
 	if cache != nil {
@@ -201,8 +202,8 @@ func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.Snapshot
 		params.Reuse, prev = cache.snapshotID, cache.byHandle
 		params.AllowUnchanged = allowUnchanged && cache.tree != nil && cache.paramsKey == key
 	}
-	var res bridge.SnapshotResult
-	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
+	res, err := s.Snapshot(ctx, params)
+	if err != nil {
 		return nil, err
 	}
 	if res.Unchanged {
@@ -211,14 +212,13 @@ func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.Snapshot
 		}
 		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
-	t, err := buildTree(&res, prev)
+	t, err := buildTree(res, prev)
 	if errors.Is(err, errStaleReuse) {
 		params.Reuse = ""
-		res = bridge.SnapshotResult{}
-		if err := s.Call(ctx, "snapshot", params, &res); err != nil {
+		if res, err = s.Snapshot(ctx, params); err != nil {
 			return nil, err
 		}
-		t, err = buildTree(&res, nil)
+		t, err = buildTree(res, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
