@@ -233,8 +233,13 @@ func (s *Server) serve(sess *Session) {
 	s.log.Info("studio connected", "session", id, "placeId", sess.info.PlaceID,
 		"placeName", sess.info.PlaceName, "pluginVersion", sess.info.PluginVersion)
 
-	go sess.pingLoop(s.opts.PingInterval)
+	pinging := make(chan struct{})
+	go func() {
+		defer close(pinging)
+		sess.pingLoop(s.opts.PingInterval)
+	}()
 	err := sess.readLoop(s.opts.PongWait)
+	<-pinging // readLoop closed the session, which ends pingLoop
 
 	s.mu.Lock()
 	if s.sessions[id] == sess {

@@ -2,12 +2,10 @@ package host
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
-	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 )
 
@@ -33,7 +31,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	if req.Staged {
 		files := req.Files
 		if files == nil {
-			files, err = h.stagedFiles()
+			files, err = h.bases.stagedFiles()
 			if err != nil {
 				return nil, err
 			}
@@ -45,28 +43,6 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 		}
 	}
 	return d, nil
-}
-
-// stagedFiles lists the files being committed, relative to the project folder.
-func (h *Host) stagedFiles() ([]string, error) {
-	repo, err := gitblob.Discover(h.loc.Dir)
-	if errors.Is(err, gitblob.ErrNoRepo) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "open git repository")
-	}
-	paths, err := repo.StagedChanges()
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "read the git index")
-	}
-	out := []string{}
-	for _, p := range paths {
-		if rel, ok := within(h.loc.Dir, filepath.Join(repo.Root(), filepath.FromSlash(p))); ok {
-			out = append(out, rel)
-		}
-	}
-	return out, nil
 }
 
 // touches reports whether a change's file (or folder) is among files.
