@@ -11,6 +11,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -57,23 +58,12 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
 	// Disk preconditions first: every file must still be what the transaction left.
-	var failures []map[string]any
-	for _, f := range r.Files {
-		if f.Dir {
-			continue
-		}
-		actual, err := fileHash(r.abs(f.Path))
-		if err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
-		}
-		want := f.NewHash
+	failures := r.diskFailures(func(f journalFile) string {
 		if f.Delete {
-			want = ""
+			return ""
 		}
-		if actual != want {
-			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": want, "actual": actual})
-		}
-	}
+		return f.NewHash
+	})
 	// Studio: revert edits (expecting what we set), remove what we added. All the
 	// instances are looked up in one snapshot, so their handles hold together.
 	var paths [][]string
@@ -175,6 +165,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 	}
 	res.StudioOps = len(ops)
+	var batch atomicfile.Batch
 	for i := len(r.Files) - 1; i >= 0; i-- {
 		f := r.Files[i]
 		target := r.abs(f.Path)
@@ -193,7 +184,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			if err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "read the pre-image of "+f.Path)
 			}
-			if err := r.installBytes(target, old); err != nil {
+			if err := installBytes(&batch, target, old); err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
 			}
 			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "restore"})
@@ -203,6 +194,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			}
 			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "delete"})
 		}
+	}
+	if err := batch.Sync(); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "undo "+r.TxID)
 	}
 	r.State = stateUndone
 	if err := r.saveState(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 const (
@@ -112,48 +113,18 @@ func badKey(err error, msg string) *errcode.Error {
 		"run 'atlas sync plan' again to get a fresh token")
 }
 
-// createKey writes a new random key to a temp file and links it into place, so that
-// no reader ever sees a partial key and a key another process created first wins.
+// createKey writes a new random key into place unless a key is there already, so
+// that no reader ever sees a partial key and a key another process created first
+// wins.
 func createKey(path string) error {
 	key := make([]byte, keySize)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("generate key: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".token.key-*") // mode 0600
-	if err != nil {
+	if err := atomicfile.Create(path, key, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(key); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	err = os.Link(tmp.Name(), path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	// Some file systems have no hard links; exclusive create still never replaces
-	// another process's key, at the cost of a short window with a partial file.
-	f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(cerr, fs.ErrExist) {
-		return nil
-	}
-	if cerr != nil {
-		return fmt.Errorf("link %s: %w", path, err)
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // Spend records c's token id as spent, so that Verify refuses the token from now on

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 type buildData struct {
@@ -54,7 +54,7 @@ func (a *app) buildCommand() *cli.Command {
 			if !filepath.IsAbs(out) {
 				out = filepath.Join(a.cwd, out)
 			}
-			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+			if err := atomicfile.Write(out, buf.Bytes(), 0o600); err != nil {
 				return errcode.Wrap(errcode.Internal, err, "write "+out)
 			}
 			d := buildData{Output: out, Format: format, Instances: p.Root.Count(), Bytes: buf.Len()}
@@ -64,21 +64,4 @@ func (a *app) buildCommand() *cli.Command {
 			return nil
 		}),
 	}
-}
-
-// writeFileAtomic writes through a temp file and a rename, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 // hookMarker identifies a pre-commit hook Atlas wrote; any other hook is never touched.
@@ -53,11 +54,8 @@ exec "$ATLAS" drift --staged
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "create hooks folder")
 					}
-					if err := writeFileAtomic(path, []byte(script)); err != nil {
+					if err := atomicfile.Write(path, []byte(script), 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "write hook")
-					}
-					if err := os.Chmod(path, 0o755); err != nil {
-						return errcode.Wrap(errcode.Internal, err, "make hook executable")
 					}
 					a.emit("hook.install", map[string]string{"path": path, "atlas": exe}, nil, func(w io.Writer) {
 						fmt.Fprintf(w, "installed %s\n", path)

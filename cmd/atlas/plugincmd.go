@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/plugin"
 )
 
@@ -72,7 +73,7 @@ func (a *app) writePlugin(out string) (int, error) {
 	if err := plugin.Build(&buf); err != nil {
 		return 0, errcode.Wrap(errcode.Internal, err, "build the plugin")
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(out, buf.Bytes(), 0o600); err != nil {
 		return 0, errcode.Wrap(errcode.Internal, err, "write "+out)
 	}
 	return buf.Len(), nil
