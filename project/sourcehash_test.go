@@ -8,6 +8,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/benchgen"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -29,7 +30,7 @@ func commitProject(t *testing.T, files map[string]string) (*project.Project, *gi
 		}
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "--no-verify", "-m", "base"}} {
-		if _, err := git(dir, args...); err != nil {
+		if _, err := benchgen.Git(dir, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
