@@ -234,7 +234,7 @@ func fileHash(path string) (string, error) {
 func (r *record) CheckDisk() error {
 	if failures := r.diskFailures(func(f journalFile) string { return f.Expect }); len(failures) > 0 {
 		return errcode.New(errcode.PreconditionFailed, "%d file(s) changed on disk after the plan was recomputed", len(failures)).
-			Reason("disk_moved", "run 'atlas sync plan' again").With("failures", failures)
+			Reason(errcode.ReasonDiskMoved, errcode.NextReplan).With("failures", failures)
 	}
 	return nil
 }
@@ -303,7 +303,7 @@ func (r *record) Preflight() error {
 	}
 	if len(failures) > 0 {
 		return errcode.New(errcode.PreconditionFailed, "%d folder(s) of the project cannot be written", len(failures)).
-			Reason("disk_not_writable", "make the folders writable (permissions, read-only mount) and plan again").With("failures", failures)
+			Reason(errcode.ReasonDiskNotWritable, errcode.NextFixPermissions, errcode.NextReplan).With("failures", failures)
 	}
 	return nil
 }
@@ -376,7 +376,7 @@ func (r *record) Commit() ([]FileChange, error) {
 	if firstErr != nil {
 		// Studio is written; the journal stays open so a later start can finish it.
 		return nil, errcode.Wrap(errcode.Internal, firstErr, "transaction "+r.TxID+" wrote Studio but could not finish writing disk").
-			Reason("disk_commit_failed", "fix the problem (permissions, disk space) and restart 'atlas serve': it finishes the transaction").
+			Reason(errcode.ReasonDiskCommitFailed, errcode.NextFixPermissions, errcode.NextRestartHost).
 			With("txId", r.TxID).With("pending", true)
 	}
 	r.State = stateCommitted

@@ -54,7 +54,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	if r == nil {
 		return nil, errcode.New(errcode.NotFound, "no committed transaction %sto undo", map[bool]string{true: "", false: txID + " "}[txID == ""]).
-			Reason("nothing_to_undo", "run 'atlas status' to see transactions; only committed, not yet undone ones can be undone")
+			Reason(errcode.ReasonNothingToUndo, errcode.NextShowStatus)
 	}
 	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
 	// Disk preconditions first: every file must still be what the transaction left.
@@ -153,12 +153,12 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	if len(failures) > 0 {
 		return nil, errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed since it was applied", r.TxID, len(failures)).
-			Reason("changed_since", "undo by hand, or sync again").With("failures", failures)
+			Reason(errcode.ReasonChangedSince, errcode.NextReplan).With("failures", failures)
 	}
 	if len(ops) > 0 {
 		if studio == nil {
 			return nil, errcode.New(errcode.StudioNotConnected, "undoing %s needs Studio: it changed Studio", r.TxID).
-				Reason("no_studio", "connect Studio and run undo again")
+				Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 		}
 		if err := studio.Apply(ctx, "undo-"+r.TxID, ops); err != nil {
 			return nil, err

@@ -298,20 +298,20 @@ func (s *Server) pickLocked(id string) (*Session, error) {
 			return sess, nil
 		}
 		return nil, errcode.New(errcode.StudioNotConnected, "studio session %s is not connected", id).
-			Reason("session_not_connected", "list the connected sessions with atlas status").
+			Reason(errcode.ReasonSessionNotConnected, errcode.NextSelectSession, errcode.NextShowStatus).
 			With("sessions", s.infosLocked())
 	}
 	switch len(s.sessions) {
 	case 0:
 		return nil, errcode.New(errcode.StudioNotConnected, "no Studio session is connected").
-			Reason("studio_not_connected", "open the place in Roblox Studio with the Atlas plugin enabled")
+			Reason(errcode.ReasonStudioNotConnected, errcode.NextConnectStudio)
 	case 1:
 		for _, sess := range s.sessions {
 			return sess, nil
 		}
 	}
 	return nil, errcode.New(errcode.StudioAmbiguous, "%d Studio sessions are connected; pick one by session id", len(s.sessions)).
-		Reason("several_sessions", "pass the sessionId of one of details.sessions").
+		Reason(errcode.ReasonSeveralSessions, errcode.NextSelectSession).
 		With("sessions", s.infosLocked())
 }
 
@@ -421,5 +421,5 @@ func closeConn(conn *websocket.Conn, code int, reason string) {
 
 func notConnected(id, why string) *errcode.Error {
 	return errcode.New(errcode.StudioNotConnected, "studio session %s disconnected: %s", id, why).
-		Reason("studio_disconnected", "check the Atlas plugin in Roblox Studio, then retry")
+		Reason(errcode.ReasonStudioDisconnected, errcode.NextConnectStudio, errcode.NextRetry)
 }

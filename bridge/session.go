@@ -225,7 +225,7 @@ func (s *Session) readFailure(err error) *errcode.Error {
 		return errcode.New(errcode.PayloadTooLarge,
 			"studio session %s sent a frame larger than the %d byte read limit; the connection was closed",
 			s.info.ID, s.srv.opts.ReadLimit).
-			Reason("payload_too_large", "snapshot a smaller part of the place, or raise the read limit")
+			Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
 	}
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {

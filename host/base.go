@@ -70,7 +70,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.NotFound, err, "resolve base revision "+strconv.Quote(rev)).
-			Reason("bad_revision", "pass --base with a branch, tag or commit that exists")
+			Reason(errcode.ReasonBadRevision, errcode.NextPassBase)
 	}
 	ref := rev
 	if rev == "" || rev == "HEAD" {
@@ -98,7 +98,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 	p, err := project.Load(fsys, l.loc.FileInFS, project.Options{DirName: l.loc.DirName(), HashOnly: true})
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
-			Reason("base_invalid", "pass --base with a commit whose project loads")
+			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)
 	}
 	b := &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}
 	l.mu.Lock()

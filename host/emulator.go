@@ -94,7 +94,7 @@ func FindPluginDir(getenv func(string) string) (string, error) {
 			return d, nil
 		}
 		return "", errcode.New(errcode.NotFound, "ATLAS_PLUGIN_DIR=%s has no emulator/run.mjs with node_modules", d).
-			Reason("no_emulator", "run 'npm ci' in the plugin folder")
+			Reason(errcode.ReasonNoEmulator, errcode.NextInstallEmulator)
 	}
 	var starts []string
 	if exe, err := os.Executable(); err == nil {
@@ -117,7 +117,7 @@ func FindPluginDir(getenv func(string) string) (string, error) {
 		}
 	}
 	return "", errcode.New(errcode.NotFound, "the Studio emulator was not found (plugin/emulator/run.mjs with node_modules)").
-		Reason("no_emulator", "run 'npm ci' in the plugin folder of the Atlas source, or set ATLAS_PLUGIN_DIR")
+		Reason(errcode.ReasonNoEmulator, errcode.NextInstallEmulator)
 }
 
 // Emulator is a running Studio emulator: the real plugin on a mock DataModel.
@@ -142,7 +142,7 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return nil, errcode.New(errcode.NotFound, "node is not installed: the Studio emulator runs on Node.js").
-			Reason("no_node", "install Node.js 20 or later")
+			Reason(errcode.ReasonNoNode, errcode.NextInstallNode)
 	}
 	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", o.Place}
 	if o.Save != "" {

@@ -102,14 +102,14 @@ func (h *Host) Start(ctx context.Context) error {
 		if c, err := Dial(h.opts.StateDir, h.loc.File); err == nil {
 			if _, err := c.Status(ctx); err == nil {
 				return errcode.New(errcode.Busy, "a host for this project is already running (pid %d, port %d)", reg.PID, reg.Port).
-					Reason("host_running", "use the running host, or stop it first")
+					Reason(errcode.ReasonHostRunning, errcode.NextUseRunningHost)
 			}
 		}
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.opts.Port)))
 	if err != nil {
 		return errcode.Wrap(errcode.Busy, err, "listen on port "+strconv.Itoa(h.opts.Port)).
-			Reason("port_in_use", "pass --port 0 to pick a free port, or stop what uses the port")
+			Reason(errcode.ReasonPortInUse, errcode.NextPickPort)
 	}
 	h.ln = ln
 	h.port = ln.Addr().(*net.TCPAddr).Port
@@ -210,7 +210,7 @@ func (h *Host) loadDisk() (*project.Project, error) {
 	}
 	if !p.IsPlace() {
 		return nil, errcode.New(errcode.ProjectInvalid, "the project's root is a %s, not a DataModel: Atlas syncs place projects", p.Root.ClassName).
-			Reason("not_a_place", `set "$className": "DataModel" on the project's tree`)
+			Reason(errcode.ReasonNotAPlace, errcode.NextFixProject)
 	}
 	return p, nil
 }

@@ -17,7 +17,7 @@ import (
 // Script reads a script as Studio has it, found by id or by its file.
 func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
 	if (req.ID == "") == (req.FsPath == "") {
-		return nil, errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass --id ID or --fs-path PATH")
+		return nil, errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
 	}
 	s, err := h.session(req.SessionID)
 	if err != nil {
@@ -38,7 +38,7 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 		}
 		if target == nil {
 			return nil, errcode.New(errcode.NotFound, "no instance with id %s", req.ID).
-				Reason("not_found", "use an id from 'atlas sync plan' or 'atlas tree --json'")
+				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
 		}
 	} else {
 		rel, err := h.relPath(req.FsPath)
@@ -53,12 +53,12 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 		})
 		if target == nil {
 			return nil, errcode.New(errcode.NotFound, "no instance comes from %s", rel).
-				Reason("not_found", "pass the path of a script file in the project")
+				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
 		}
 	}
 	if !dom.IsScriptClass(target.ClassName) {
 		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
-			Reason("not_a_script", "pass the id or file of a Script, LocalScript or ModuleScript")
+			Reason(errcode.ReasonNotAScript, errcode.NextPassScript)
 	}
 	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Draft: req.Draft})
 	if err != nil {
@@ -100,7 +100,7 @@ func (h *Host) relPath(p string) (string, error) {
 	rel, ok := within(h.loc.Dir, abs)
 	if !ok {
 		return "", errcode.New(errcode.NotFound, "%s is outside the project folder %s", p, h.loc.Dir).
-			Reason("outside_project", "pass a path inside the project")
+			Reason(errcode.ReasonOutsideProject, errcode.NextPassScript)
 	}
 	return rel, nil
 }

@@ -18,9 +18,9 @@ func (h *Host) session(id string) (*bridge.Session, error) {
 	if err != nil {
 		ce := errcode.As(err)
 		if ce.Code == errcode.StudioNotConnected {
-			ce.Reason("no_studio", "open the place in Roblox Studio with the Atlas plugin, or run 'atlas serve --emulate'")
+			ce.Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio)
 		} else if ce.Code == errcode.StudioAmbiguous {
-			ce.Reason("several_studios", "pass --session ID (see 'atlas status')")
+			ce.Reason(errcode.ReasonSeveralStudios, errcode.NextSelectSession)
 		}
 		return nil, ce
 	}
@@ -39,14 +39,14 @@ func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.O
 	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops})
 	if err != nil {
 		ce := errcode.As(err)
-		if _, ok := ce.Details["reasonCode"]; !ok {
+		if ce.ReasonCode() == "" {
 			switch ce.Code {
 			case errcode.PreconditionFailed:
-				ce.Reason("studio_moved", "something changed in Studio: run 'atlas sync plan' again")
+				ce.Reason(errcode.ReasonStudioMoved, errcode.NextReplan)
 			case errcode.NotFound:
-				ce.Reason("studio_moved", "an instance left Studio: run 'atlas sync plan' again")
+				ce.Reason(errcode.ReasonStudioMoved, errcode.NextReplan)
 			case errcode.ApplyFailed:
-				ce.Reason("studio_apply_failed", "Studio rolled the change back; see details and plan again")
+				ce.Reason(errcode.ReasonStudioApplyFailed, errcode.NextReplan)
 			}
 		}
 		return ce
@@ -86,7 +86,7 @@ type noStudio struct{}
 
 func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
 	return nil, errcode.New(errcode.StudioNotConnected, "Studio is not connected").
-		Reason("no_studio", "connect Studio and try again")
+		Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 }
 
 var _ apply.Studio = (*sessionStudio)(nil)

@@ -138,18 +138,18 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
 	if !h.turn.take(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
-			Reason("busy", "wait for it to finish and plan again")
+			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)
 	}
 	defer h.turn.give()
 	if req.Token == "" {
 		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
-			Reason("token_required", "run 'atlas sync plan' and pass its confirmToken with --token")
+			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
 	}
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
 		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {
 			return nil, errcode.New(errcode.Busy, "transaction %s is still open: Studio has not said whether it applied it", pending[0].TxID).
-				Reason("transaction_pending", "reconnect Studio so Atlas can finish or roll it back", "run 'atlas status'").
+				Reason(errcode.ReasonTransactionPending, errcode.NextResolveTransaction, errcode.NextShowStatus).
 				With("pending", pending)
 		}
 	}
@@ -205,7 +205,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 // Undo puts back what a committed transaction overwrote, on disk and in Studio.
 func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
 	if !h.turn.take(ctx) {
-		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason("busy", "wait for it to finish")
+		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
 	}
 	defer h.turn.give()
 	// Undo needs Studio only if the transaction changed it; the journal says so.

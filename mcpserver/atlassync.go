@@ -52,7 +52,7 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 	case "standard", "manual", "fastfail", "dryrun":
 	default:
 		return fail(errcode.New(errcode.BadRequest, "mode %q is not standard, manual, fastfail or dryrun", in.Mode).
-			Reason("bad_mode", "pass mode: dryrun to look, fastfail or standard to apply"))
+			Reason(errcode.ReasonBadMode, errcode.NextFixRequest))
 	}
 	ttl := token.DefaultTTL
 	if in.Mode == "standard" || in.Mode == "manual" {
@@ -105,7 +105,7 @@ func (t *tools) atlasSync(ctx context.Context, _ *mcp.CallToolRequest, in SyncIn
 		}
 		if fresh.PlanHash != p.PlanHash {
 			return fail(errcode.New(errcode.ConfirmTokenMismatch, "disk or Studio changed while the person reviewed; nothing was applied").
-				Reason("plan_changed", "run atlas_sync again"))
+				Reason(errcode.ReasonPlanChanged, errcode.NextRetry))
 		}
 		p.ConfirmToken = fresh.ConfirmToken
 	} else if len(out.Unresolved) > 0 {

@@ -49,8 +49,9 @@ func sizeGuard(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
 				err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
-					Reason("payload_too_large", "send less: split the work into several calls")
+					Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
 				env := envelope.Fail(commandOf(p.Name), err, nil, nil)
+				addHints(env)
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(env.Marshal())}}, StructuredContent: env}, nil
 			}
 		}
@@ -82,6 +83,7 @@ func reply(command string, data any, warnings []string, err error, summary strin
 	var env *envelope.Envelope
 	if err != nil {
 		env = envelope.Fail(command, err, data, warnings)
+		addHints(env)
 	} else {
 		env = envelope.OK(command, data, warnings)
 	}
@@ -118,7 +120,7 @@ type ApplyIn struct {
 func (t *tools) syncApply(ctx context.Context, _ *mcp.CallToolRequest, in ApplyIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
 	if !in.Yes {
 		err := errcode.New(errcode.ConfirmRequired, "sync_apply writes Studio and disk: call it with yes: true after inspecting the plan").
-			Reason("confirm_required", "inspect the plan from sync_plan, then call sync_apply with yes: true and its confirmToken")
+			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm)
 		return reply("sync.apply", nil, nil, err, "")
 	}
 	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: convert(in.Overrides), SkipUnresolved: in.SkipUnresolved})
@@ -163,7 +165,7 @@ type ScriptIn struct {
 
 func (t *tools) getScript(ctx context.Context, _ *mcp.CallToolRequest, in ScriptIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
 	if (in.ID == "") == (in.FsPath == "") {
-		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass id (from a plan) or fsPath")
+		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
 		return reply("script.get", nil, nil, err, "")
 	}
 	d, err := t.eng.Script(ctx, host.ScriptRequest{SessionID: in.SessionID, ID: in.ID, FsPath: in.FsPath, Draft: in.FromDraft})
@@ -181,7 +183,7 @@ type RunIn struct {
 
 func (t *tools) runCode(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, *envelope.Envelope, error) {
 	if strings.TrimSpace(in.Code) == "" {
-		return reply("studio.exec", nil, nil, errcode.New(errcode.BadRequest, "code is empty").Reason("bad_request", "pass Luau code"), "")
+		return reply("studio.exec", nil, nil, errcode.New(errcode.BadRequest, "code is empty").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest), "")
 	}
 	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
 	if err != nil {

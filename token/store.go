@@ -39,15 +39,15 @@ type Store struct {
 func Open(dir, projectID string) (*Store, error) {
 	if projectID == "" {
 		return nil, errcode.New(errcode.Usage, "open token store: project id is empty").
-			Reason("missing_project", "pass the id of the project the tokens are for")
+			Reason(errcode.ReasonMissingProject, errcode.NextFixRequest)
 	}
 	if dir == "" {
 		return nil, errcode.New(errcode.Usage, "open token store: directory is empty").
-			Reason("missing_dir", "pass the project's state directory")
+			Reason(errcode.ReasonMissingDir, errcode.NextFixRequest)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "open token store").
-			Reason("state_dir", "check that the state directory "+dir+" is writable")
+			Reason(errcode.ReasonStateDir, errcode.NextFixPermissions)
 	}
 	key, err := loadKey(filepath.Join(dir, keyFile))
 	if err != nil {
@@ -67,7 +67,7 @@ func loadKey(path string) ([]byte, error) {
 	}
 	if err := createKey(path); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "create token key").
-			Reason("key_write", "check that "+filepath.Dir(path)+" is writable")
+			Reason(errcode.ReasonKeyWrite, errcode.NextFixPermissions)
 	}
 	// Read back rather than use the bytes we generated: another process may have
 	// created the key first, and then its key is the project's key.
@@ -108,9 +108,7 @@ func badKey(err error, msg string) *errcode.Error {
 	if err != nil {
 		e = errcode.Wrap(errcode.Internal, err, msg)
 	}
-	return e.Reason("key_invalid",
-		"delete the key file to make a new key; tokens issued with the old key stop working",
-		"run 'atlas sync plan' again to get a fresh token")
+	return e.Reason(errcode.ReasonKeyInvalid, errcode.NextResetTokenKey, errcode.NextReplan)
 }
 
 // createKey writes a new random key into place unless a key is there already, so
@@ -135,7 +133,7 @@ func createKey(path string) error {
 func (s *Store) Spend(c Claims) error {
 	if !validID(c.ID) {
 		return errcode.New(errcode.Usage, "spend confirm token: id %q is not 32 hex digits", c.ID).
-			Reason("malformed", "spend the claims Verify returned")
+			Reason(errcode.ReasonMalformed, errcode.NextFixRequest)
 	}
 	if c.ProjectID != s.projectID {
 		return errWrongProject(c.ProjectID, s.projectID)
@@ -219,5 +217,5 @@ func recordUntil(path string) (time.Time, bool) {
 
 func errLedger(err error) *errcode.Error {
 	return errcode.Wrap(errcode.Internal, err, "confirm token ledger").
-		Reason("ledger_io", "check that the project's state directory is writable")
+		Reason(errcode.ReasonLedgerIO, errcode.NextFixPermissions)
 }

@@ -36,7 +36,7 @@ func (a *app) buildCommand() *cli.Command {
 			ext := strings.ToLower(filepath.Ext(out))
 			if ext != ".rbxmx" && ext != ".rbxlx" {
 				return errcode.New(errcode.Usage, "output %q must end in .rbxmx (a model) or .rbxlx (a place)", out).
-					Reason("bad_output", "pass -o NAME.rbxmx or -o NAME.rbxlx")
+					Reason(errcode.ReasonBadOutput, errcode.NextFixRequest)
 			}
 			_, p, err := a.loadProject(c)
 			if err != nil {

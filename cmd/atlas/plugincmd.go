@@ -47,8 +47,7 @@ func (a *app) pluginCommand() *cli.Command {
 				Action: a.action("plugin.install", func(ctx context.Context, c *cli.Command) error {
 					dir, err := plugin.PluginsFolder(a.getenv)
 					if errors.Is(err, plugin.ErrNoPluginsFolder) {
-						return errcode.New(errcode.NotFound, "%v", err).Reason("no_studio_here",
-							"run 'atlas plugin build -o Atlas.rbxmx' and copy the file to Studio's plugins folder: %LOCALAPPDATA%\\Roblox\\Plugins on Windows, ~/Documents/Roblox/Plugins on macOS")
+						return errcode.New(errcode.NotFound, "%v", err).Reason(errcode.ReasonNoStudioHere, errcode.NextBuildPlugin)
 					}
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "create "+dir)
