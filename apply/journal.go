@@ -15,7 +15,9 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Journal states.
@@ -75,7 +77,7 @@ type record struct {
 	CreatedAt  time.Time        `json:"createdAt"`
 	UpdatedAt  time.Time        `json:"updatedAt"`
 	Files      []journalFile    `json:"files"`
-	Ops        []Op             `json:"ops"`
+	Ops        []protocol.Op    `json:"ops"`
 	StudioPre  []studioPreImage `json:"studioPreImages"`
 	// Parents are the instance paths of add ops' parents, for undo.
 	Parents   []parentRef `json:"parents,omitempty"`
@@ -143,7 +145,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err err
 		byHandle := map[string]*dom.Instance{}
 		st.Studio.Walk(func(x *dom.Instance) bool { byHandle[x.Handle] = x; return true })
 		for _, op := range w.ops {
-			if op.Op == "add" {
+			if op.Op == protocol.OpAdd {
 				if p := byHandle[op.Parent]; p != nil {
 					r.Parents = append(r.Parents, parentRef{Handle: op.Parent, Path: p.Path()})
 				}
@@ -167,10 +169,17 @@ func (r *record) save() error {
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "encode journal")
 	}
-	if err := writeReplace(filepath.Join(r.dir, "journal.json"), b); err != nil {
-		return err
+	var batch atomicfile.Batch
+	if err := batch.Replace(filepath.Join(r.dir, "journal.json"), b, 0o600); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write journal")
 	}
-	return r.saveState()
+	if err := batch.Replace(filepath.Join(r.dir, "state.json"), r.stateJSON(), 0o600); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write journal")
+	}
+	if err := batch.Sync(); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "write journal")
+	}
+	return nil
 }
 
 // recordState is the part of a record that changes after it is prepared.
@@ -181,18 +190,15 @@ type recordState struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-func (r *record) saveState() error {
-	r.UpdatedAt = time.Now().UTC()
+func (r *record) stateJSON() []byte {
 	b, _ := json.Marshal(recordState{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
-	return writeReplace(filepath.Join(r.dir, "state.json"), b)
+	return b
 }
 
-func writeReplace(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return errcode.Wrap(errcode.Internal, err, "write journal")
-	}
-	if err := os.Rename(tmp, path); err != nil {
+// saveState records a transition: the state file is replaced whole and durably.
+func (r *record) saveState() error {
+	r.UpdatedAt = time.Now().UTC()
+	if err := atomicfile.Write(filepath.Join(r.dir, "state.json"), r.stateJSON(), 0o600); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "write journal")
 	}
 	return nil
@@ -226,31 +232,38 @@ func fileHash(path string) (string, error) {
 
 // CheckDisk verifies that every file is still what the plan saw.
 func (r *record) CheckDisk() error {
+	if failures := r.diskFailures(func(f journalFile) string { return f.Expect }); len(failures) > 0 {
+		return errcode.New(errcode.PreconditionFailed, "%d file(s) changed on disk after the plan was recomputed", len(failures)).
+			Reason(errcode.ReasonDiskMoved, errcode.NextReplan).With("failures", failures)
+	}
+	return nil
+}
+
+// diskFailures lists, as precondition failures, the files that do not hold what
+// want gives: a blob id, or "" for no file. A file that cannot be read fails too.
+func (r *record) diskFailures(want func(journalFile) string) []map[string]any {
 	var failures []map[string]any
 	for _, f := range r.Files {
 		if f.Dir {
 			continue
 		}
+		expected := want(f)
 		actual, err := fileHash(r.abs(f.Path))
 		if err != nil {
 			actual = "unreadable: " + err.Error()
 		}
-		if actual != f.Expect {
-			want := f.Expect
-			if want == "" {
-				want = "(no file)"
-			}
-			if actual == "" {
-				actual = "(no file)"
-			}
-			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": want, "actual": actual})
+		if actual != expected {
+			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": orNoFile(expected), "actual": orNoFile(actual)})
 		}
 	}
-	if len(failures) > 0 {
-		return errcode.New(errcode.PreconditionFailed, "%d file(s) changed on disk after the plan was recomputed", len(failures)).
-			Reason("disk_moved", "run 'atlas sync plan' again").With("failures", failures)
+	return failures
+}
+
+func orNoFile(hash string) string {
+	if hash == "" {
+		return "(no file)"
 	}
-	return nil
+	return hash
 }
 
 // probeWritable checks that a file can be created in dir; tests replace it.
@@ -290,7 +303,7 @@ func (r *record) Preflight() error {
 	}
 	if len(failures) > 0 {
 		return errcode.New(errcode.PreconditionFailed, "%d folder(s) of the project cannot be written", len(failures)).
-			Reason("disk_not_writable", "make the folders writable (permissions, read-only mount) and plan again").With("failures", failures)
+			Reason(errcode.ReasonDiskNotWritable, errcode.NextFixPermissions, errcode.NextReplan).With("failures", failures)
 	}
 	return nil
 }
@@ -317,6 +330,7 @@ func (r *record) Commit() ([]FileChange, error) {
 	}
 	var changes []FileChange
 	var firstErr error
+	var batch atomicfile.Batch
 	for _, f := range r.Files {
 		target := r.abs(f.Path)
 		if !f.Dir {
@@ -349,17 +363,20 @@ func (r *record) Commit() ([]FileChange, error) {
 			if f.Pre == "" {
 				action = "create"
 			}
-			err = r.install(f, target)
+			err = r.install(&batch, f, target)
 		}
 		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("%s %s: %w", action, f.Path, err)
 		}
 		changes = append(changes, FileChange{Path: f.Path, Action: action})
 	}
+	if err := batch.Sync(); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	if firstErr != nil {
 		// Studio is written; the journal stays open so a later start can finish it.
 		return nil, errcode.Wrap(errcode.Internal, firstErr, "transaction "+r.TxID+" wrote Studio but could not finish writing disk").
-			Reason("disk_commit_failed", "fix the problem (permissions, disk space) and restart 'atlas serve': it finishes the transaction").
+			Reason(errcode.ReasonDiskCommitFailed, errcode.NextFixPermissions, errcode.NextRestartHost).
 			With("txId", r.TxID).With("pending", true)
 	}
 	r.State = stateCommitted
@@ -374,45 +391,25 @@ func (r *record) Commit() ([]FileChange, error) {
 	return changes, nil
 }
 
-func (r *record) install(f journalFile, target string) error {
+func (r *record) install(batch *atomicfile.Batch, f journalFile, target string) error {
 	data, err := os.ReadFile(filepath.Join(r.dir, f.New))
 	if err != nil {
 		return err
 	}
-	return r.installBytes(target, data)
+	return installBytes(batch, target, data)
 }
 
-// installBytes replaces target with data through a temp file and a rename in its
-// folder, keeping target's mode.
-func (r *record) installBytes(target string, data []byte) error {
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// installBytes replaces target with data in batch, creating its folder and keeping
+// its mode; the caller syncs the batch.
+func installBytes(batch *atomicfile.Batch, target string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, ".atlas-"+r.TxID+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
+	return batch.Replace(target, data, mode)
 }
 
 // Pending is an open transaction.

@@ -13,6 +13,7 @@ import (
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 func newRecord(t *testing.T, files []project.FileOp) (*record, string) {
@@ -164,7 +165,7 @@ func TestRecoverCommitsAppliedAndDropsTheRest(t *testing.T) {
 
 type fakeStudio struct{ applied []string }
 
-func (f fakeStudio) Apply(context.Context, string, []Op) error { return nil }
+func (f fakeStudio) Apply(context.Context, string, []protocol.Op) error { return nil }
 func (f fakeStudio) Transactions(context.Context) ([]string, error) {
 	return f.applied, nil
 }

@@ -3,64 +3,63 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Studio is what a transaction needs from a Studio session.
 type Studio interface {
 	// Apply sends ops; the plugin checks every precondition, then applies all of them
 	// in one undoable recording, or none.
-	Apply(ctx context.Context, txID string, ops []Op) error
+	Apply(ctx context.Context, txID string, ops []protocol.Op) error
 	// Transactions lists the ids of the transactions the plugin applied recently.
 	Transactions(ctx context.Context) ([]string, error)
 }
 
-// Op is one Studio operation (docs/PROTOCOL.md "apply").
-type Op struct {
-	Op       string         `json:"op"` // edit, add or remove
-	Handle   string         `json:"handle,omitempty"`
-	Parent   string         `json:"parent,omitempty"`
-	Expect   *Expect        `json:"expect,omitempty"`
-	Set      dom.Properties `json:"set,omitempty"`
-	Instance *NewInstance   `json:"instance,omitempty"`
-	// ChangeID is the plan change the op comes from.
-	ChangeID string `json:"changeId,omitempty"`
-}
-
-// Expect is what an op expects to overwrite.
-type Expect struct {
-	SourceSha1 string         `json:"sourceSha1,omitempty"`
-	Properties dom.Properties `json:"properties,omitempty"`
-}
-
-// NewInstance is an instance subtree to create.
-type NewInstance struct {
-	Name       string         `json:"name"`
-	ClassName  string         `json:"className"`
-	Properties dom.Properties `json:"properties"`
-	Children   []*NewInstance `json:"children"`
-}
-
 // newInstance copies a disk subtree into the form the plugin builds.
-func newInstance(i *dom.Instance) *NewInstance {
-	n := &NewInstance{Name: i.Name, ClassName: i.ClassName, Properties: dom.Properties{}, Children: []*NewInstance{}}
+func newInstance(i *dom.Instance) (*protocol.NewInstance, error) {
+	writable := make(dom.Properties, len(i.Properties))
 	for k, v := range i.Properties {
 		if dom.StudioSyncable(i.ClassName, k) { // the plugin could not write the others
-			n.Properties[k] = v
+			writable[k] = v
 		}
 	}
-	for _, c := range i.Children {
-		n.Children = append(n.Children, newInstance(c))
+	props, err := encode(writable)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", i.Path(), err)
 	}
-	return n
+	n := &protocol.NewInstance{Name: i.Name, ClassName: i.ClassName, Properties: props, Children: []*protocol.NewInstance{}}
+	for _, c := range i.Children {
+		cn, err := newInstance(c)
+		if err != nil {
+			return nil, err
+		}
+		n.Children = append(n.Children, cn)
+	}
+	return n, nil
+}
+
+// encode puts values in the tagged encoding the protocol carries.
+func encode(props dom.Properties) (protocol.Values, error) {
+	out := make(protocol.Values, len(props))
+	for k, v := range props {
+		b, err := dom.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", k, err)
+		}
+		out[k] = b
+	}
+	return out, nil
 }
 
 // Override changes a change's direction, optionally with preconditions that prove
 // the caller saw what is there now.
 type Override struct {
 	ID                 string                     `json:"id"`
-	Direction          string                     `json:"direction"`
+	Direction          plan.Direction             `json:"direction"`
 	StudioHash         *string                    `json:"studioHash,omitempty"`
 	DiskHash           *string                    `json:"diskHash,omitempty"`
 	ExpectedProperties map[string]json.RawMessage `json:"expectedProperties,omitempty"`
@@ -75,11 +74,11 @@ type Request struct {
 
 // Applied is one change the transaction carried out.
 type Applied struct {
-	ID        string `json:"id"`
-	Path      string `json:"path"`
-	PatchType string `json:"patchType"`
-	Direction string `json:"direction"`
-	FsPath    string `json:"fsPath,omitempty"`
+	ID        string         `json:"id"`
+	Path      string         `json:"path"`
+	PatchType plan.PatchType `json:"patchType"`
+	Direction plan.Direction `json:"direction"`
+	FsPath    string         `json:"fsPath,omitempty"`
 }
 
 // FileChange is one file the transaction wrote or deleted.

@@ -15,6 +15,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 	"github.com/atlas-rbx/atlas/token"
 )
 
@@ -122,9 +123,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 				ce.Code = errcode.StudioTimeout
 			}
 			return nil, ce.With("txId", res.TxID).With("pending", true).
-				Reason("studio_lost_during_apply",
-					"reconnect Studio; Atlas then finishes or rolls back transaction "+res.TxID,
-					"run 'atlas status' to see pending transactions")
+				Reason(errcode.ReasonStudioLostDuringApply, errcode.NextResolveTransaction, errcode.NextShowStatus)
 		}
 	}
 	files, err := rec.Commit()
@@ -157,40 +156,56 @@ func ValidateOverrides(ovs []Override) error {
 	seen := map[string]bool{}
 	for i, o := range ovs {
 		if o.ID == "" {
-			return errcode.New(errcode.BadRequest, "override %d has no id", i).Reason("bad_override", "give each override an id from the plan")
+			return errcode.New(errcode.BadRequest, "override %d has no id", i).Reason(errcode.ReasonBadOverride, errcode.NextPassOverride)
 		}
 		switch o.Direction {
 		case plan.Push, plan.Pull, plan.Skip:
 		default:
 			return errcode.New(errcode.BadRequest, "override %s: direction %q is not push, pull or skip", o.ID, o.Direction).
-				Reason("bad_override", "use direction push, pull or skip")
+				Reason(errcode.ReasonBadOverride, errcode.NextPassOverride)
 		}
 		if seen[o.ID] {
-			return errcode.New(errcode.BadRequest, "override %s is given twice", o.ID).Reason("bad_override", "give one override per change id")
+			return errcode.New(errcode.BadRequest, "override %s is given twice", o.ID).Reason(errcode.ReasonBadOverride, errcode.NextPassOverride)
 		}
 		seen[o.ID] = true
 	}
 	return nil
 }
 
+// Moved is a change that appeared, vanished or changed between the plan a token
+// was issued for and the plan of now (E_CONFIRM_TOKEN_MISMATCH's details).
+type Moved struct {
+	ID        string         `json:"id"`
+	Path      string         `json:"path"`
+	ClassName string         `json:"className"`
+	PatchType plan.PatchType `json:"patchType"`
+}
+
+func movedOf(c *plan.Change) Moved {
+	return Moved{ID: c.ID, Path: c.Path, ClassName: c.ClassName, PatchType: c.PatchType}
+}
+
 // mismatch explains a token whose plan is not the plan of now.
 func (t *Txn) mismatch(tokenHash string, now *plan.Plan) error {
 	e := errcode.New(errcode.ConfirmTokenMismatch, "the plan changed since the token was issued: something moved on disk or in Studio").
-		Reason("plan_changed", "run 'atlas sync plan' again, review the changes, and apply with the new token")
+		Reason(errcode.ReasonPlanChanged, errcode.NextReplan)
 	e.With("tokenPlanHash", tokenHash).With("currentPlanHash", now.Hash)
 	var old *plan.Plan
 	if t.PreviousPlan != nil {
 		old = t.PreviousPlan(tokenHash)
 	}
 	if old == nil {
-		return e.With("appeared", []string{}).With("vanished", []string{}).With("changed", []string{}).With("diffKnown", false)
+		return e.With("appeared", []Moved{}).With("vanished", []Moved{}).With("changed", []Moved{}).With("diffKnown", false)
 	}
 	appeared, vanished, changed := planDiff(old, now)
 	return e.With("appeared", appeared).With("vanished", vanished).With("changed", changed).With("diffKnown", true)
 }
 
-func planDiff(old, now *plan.Plan) (appeared, vanished, changed []string) {
-	appeared, vanished, changed = []string{}, []string{}, []string{}
+// planDiff lists the changes of now that old did not have, those of old that now
+// does not have, and those both have that differ; each sorted by id. A vanished
+// change is named as old had it, the others as now has them.
+func planDiff(old, now *plan.Plan) (appeared, vanished, changed []Moved) {
+	appeared, vanished, changed = []Moved{}, []Moved{}, []Moved{}
 	oldBy := map[string]*plan.Change{}
 	for _, c := range old.Changes {
 		oldBy[c.ID] = c
@@ -198,27 +213,27 @@ func planDiff(old, now *plan.Plan) (appeared, vanished, changed []string) {
 	for _, c := range now.Changes {
 		o, ok := oldBy[c.ID]
 		if !ok {
-			appeared = append(appeared, c.ID)
+			appeared = append(appeared, movedOf(c))
 			continue
 		}
 		delete(oldBy, c.ID)
 		a, _ := json.Marshal(o)
 		b, _ := json.Marshal(c)
 		if string(a) != string(b) {
-			changed = append(changed, c.ID)
+			changed = append(changed, movedOf(c))
 		}
 	}
-	for id := range oldBy {
-		vanished = append(vanished, id)
+	for _, c := range oldBy {
+		vanished = append(vanished, movedOf(c))
 	}
-	sort.Strings(vanished)
+	sort.Slice(vanished, func(i, j int) bool { return vanished[i].ID < vanished[j].ID })
 	return appeared, vanished, changed
 }
 
 // action is a change with the direction the transaction carries out.
 type action struct {
 	change *plan.Change
-	dir    string
+	dir    plan.Direction
 }
 
 // decide applies overrides (checking their preconditions) and refuses unresolved changes.
@@ -233,7 +248,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 	}
 	if len(unknown) > 0 {
 		return nil, nil, errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
-			Reason("unknown_id", "use ids from the plan's changes[].id").With("ids", unknown)
+			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown)
 	}
 	var failures []map[string]any
 	for _, o := range req.Overrides {
@@ -241,7 +256,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 	}
 	if len(failures) > 0 {
 		return nil, nil, errcode.New(errcode.PreconditionFailed, "%d override precondition(s) do not hold: what you saw is not what is there", len(failures)).
-			Reason("override_precondition", "read the current version (get_script / atlas script get), merge again, and apply with the hash you saw").
+			Reason(errcode.ReasonOverridePrecondition, errcode.NextReadStudioScript, errcode.NextReplan).
 			With("failures", failures)
 	}
 	var actions []action
@@ -267,7 +282,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 	}
 	if len(unresolved) > 0 {
 		return nil, nil, errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(unresolved)).
-			Reason("unresolved", "pass --override ID=push|pull|skip for each listed id", "or pass --skip-unresolved to leave them as they are").
+			Reason(errcode.ReasonUnresolved, errcode.NextPassOverride, errcode.NextSkipUnresolved).
 			With("ids", unresolved)
 	}
 	return actions, skipped, nil
@@ -322,7 +337,7 @@ func marshalOrNull(v dom.Value) string {
 
 // work is everything a transaction will write.
 type work struct {
-	ops   []Op
+	ops   []protocol.Op
 	files []project.FileOp
 }
 
@@ -346,7 +361,7 @@ func build(st *State, actions []action) (*work, error) {
 			var r *project.Refusal
 			if errors.As(err, &r) {
 				return nil, errcode.New(errcode.Unresolved, "change %s (%s) cannot be pulled: %s", c.ID, c.Path, r.Msg).
-					Reason(r.Reason, "override this change with push or skip").With("ids", []string{c.ID})
+					Reason(errcode.Reason(r.Reason), errcode.NextPassOverride).With("ids", []string{c.ID})
 			}
 			return nil, err
 		}
@@ -361,9 +376,17 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 		if parent == nil {
 			return errcode.New(errcode.Internal, "no Studio parent for %s", c.Path)
 		}
-		w.ops = append(w.ops, Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+		inst, err := newInstance(c.Disk)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: parent.Handle, Instance: inst, ChangeID: c.ID})
 	case plan.Remove:
-		w.ops = append(w.ops, Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID})
+		expect, err := expectOf(c.Studio, nil)
+		if err != nil {
+			return err
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID})
 	case plan.Edit:
 		if c.Disk.ClassName != c.Studio.ClassName {
 			// Replacing the instance would destroy Studio children the project does
@@ -375,13 +398,20 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 			for _, sc := range c.Studio.Children {
 				if !onDisk[sc.ID] {
 					return errcode.New(errcode.Unresolved, "pushing %s's class change would delete %s, which only Studio has", c.Path, sc.Path()).
-						Reason("class_change_loses_children", "move or save that instance first, or skip this change").With("ids", []string{c.ID})
+						Reason(errcode.ReasonClassChangeLosesChildren, errcode.NextPassOverride).With("ids", []string{c.ID})
 				}
 			}
-			parent := c.Studio.Parent
+			expect, err := expectOf(c.Studio, nil)
+			if err != nil {
+				return err
+			}
+			inst, err := newInstance(c.Disk)
+			if err != nil {
+				return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+			}
 			w.ops = append(w.ops,
-				Op{Op: "remove", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, nil), ChangeID: c.ID},
-				Op{Op: "add", Parent: parent.Handle, Instance: newInstance(c.Disk), ChangeID: c.ID})
+				protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID},
+				protocol.Op{Op: protocol.OpAdd, Parent: c.Studio.Parent.Handle, Instance: inst, ChangeID: c.ID})
 			return nil
 		}
 		set := dom.Properties{}
@@ -399,26 +429,38 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 				}
 			}
 		}
-		w.ops = append(w.ops, Op{Op: "edit", Handle: c.Studio.Handle, Expect: expectOf(c.Studio, props), Set: set, ChangeID: c.ID})
+		values, err := encode(set)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+		}
+		expect, err := expectOf(c.Studio, props)
+		if err != nil {
+			return err
+		}
+		w.ops = append(w.ops, protocol.Op{Op: protocol.OpEdit, Handle: c.Studio.Handle, Expect: expect, Set: values, ChangeID: c.ID})
 	}
 	return nil
 }
 
 // expectOf is the precondition of overwriting s: its Source hash and the given properties.
-func expectOf(s *dom.Instance, props []string) *Expect {
-	e := &Expect{}
+func expectOf(s *dom.Instance, props []string) (*protocol.Expect, error) {
+	e := &protocol.Expect{}
 	if s.IsScript() {
 		e.SourceSha1 = s.SourceHash
 	}
 	for _, p := range props {
 		if v, ok := s.Properties[p]; ok {
-			if e.Properties == nil {
-				e.Properties = dom.Properties{}
+			b, err := dom.Marshal(v)
+			if err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "encode "+s.Path()+"."+p)
 			}
-			e.Properties[p] = v
+			if e.Properties == nil {
+				e.Properties = protocol.Values{}
+			}
+			e.Properties[p] = b
 		}
 	}
-	return e
+	return e, nil
 }
 
 func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance) error {

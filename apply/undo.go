@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Locator finds Studio instances by path, all in one look so their handles are valid
@@ -51,37 +54,26 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	if r == nil {
 		return nil, errcode.New(errcode.NotFound, "no committed transaction %sto undo", map[bool]string{true: "", false: txID + " "}[txID == ""]).
-			Reason("nothing_to_undo", "run 'atlas status' to see transactions; only committed, not yet undone ones can be undone")
+			Reason(errcode.ReasonNothingToUndo, errcode.NextShowStatus)
 	}
 	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
 	// Disk preconditions first: every file must still be what the transaction left.
-	var failures []map[string]any
-	for _, f := range r.Files {
-		if f.Dir {
-			continue
-		}
-		actual, err := fileHash(r.abs(f.Path))
-		if err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
-		}
-		want := f.NewHash
+	failures := r.diskFailures(func(f journalFile) string {
 		if f.Delete {
-			want = ""
+			return ""
 		}
-		if actual != want {
-			failures = append(failures, map[string]any{"path": f.Path, "field": "diskHash", "expected": want, "actual": actual})
-		}
-	}
+		return f.NewHash
+	})
 	// Studio: revert edits (expecting what we set), remove what we added. All the
 	// instances are looked up in one snapshot, so their handles hold together.
 	var paths [][]string
 	for _, op := range r.Ops {
 		switch op.Op {
-		case "edit":
+		case protocol.OpEdit:
 			if pre := r.preImage(op); pre != nil {
 				paths = append(paths, splitPath(pre.Path))
 			}
-		case "add":
+		case protocol.OpAdd:
 			paths = append(paths, append(splitPath(r.parentPath(op)), op.Instance.Name))
 		}
 	}
@@ -101,10 +93,10 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 		return "", nil, errcode.New(errcode.NotFound, "not in Studio")
 	}
-	var ops []Op
+	var ops []protocol.Op
 	for _, op := range r.Ops {
 		switch op.Op {
-		case "edit":
+		case protocol.OpEdit:
 			pre := r.preImage(op)
 			if pre == nil {
 				continue
@@ -114,42 +106,46 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				failures = append(failures, map[string]any{"path": pre.Path, "field": "instance", "expected": "present", "actual": err.Error()})
 				continue
 			}
-			expect := &Expect{}
-			set := dom.Properties{}
+			expect := &protocol.Expect{}
+			set := protocol.Values{}
 			for k, v := range op.Set {
 				if k == "Source" {
-					if s, ok := v.(dom.String); ok {
+					if s, ok := sourceOf(v); ok {
 						expect.SourceSha1 = gitblob.Hash([]byte(s))
 					}
 					if pre.Source != nil {
-						set["Source"] = dom.String(*pre.Source)
+						set["Source"] = dom.MustMarshal(dom.String(*pre.Source))
 					}
 					continue
 				}
 				if expect.Properties == nil {
-					expect.Properties = dom.Properties{}
+					expect.Properties = protocol.Values{}
 				}
 				expect.Properties[k] = v
 				if old, ok := pre.Properties[k]; ok {
-					set[k] = old
+					b, err := dom.Marshal(old)
+					if err != nil {
+						return nil, errcode.Wrap(errcode.Internal, err, "encode the pre-image of "+pre.Path+"."+k)
+					}
+					set[k] = b
 				}
 			}
-			ops = append(ops, Op{Op: "edit", Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
-		case "add":
+			ops = append(ops, protocol.Op{Op: protocol.OpEdit, Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
+		case protocol.OpAdd:
 			path := append(splitPath(r.parentPath(op)), op.Instance.Name)
 			h, inst, err := handleOf(path)
 			if err != nil {
 				failures = append(failures, map[string]any{"path": joinPath(path), "field": "instance", "expected": "present", "actual": err.Error()})
 				continue
 			}
-			e := &Expect{}
+			e := &protocol.Expect{}
 			if inst != nil && inst.IsScript() {
-				if s, ok := op.Instance.Properties["Source"].(dom.String); ok {
+				if s, ok := sourceOf(op.Instance.Properties["Source"]); ok {
 					e.SourceSha1 = gitblob.Hash([]byte(s))
 				}
 			}
-			ops = append(ops, Op{Op: "remove", Handle: h, Expect: e, ChangeID: op.ChangeID})
-		case "remove":
+			ops = append(ops, protocol.Op{Op: protocol.OpRemove, Handle: h, Expect: e, ChangeID: op.ChangeID})
+		case protocol.OpRemove:
 			if pre := r.preImage(op); pre != nil {
 				res.Manual = append(res.Manual, pre.Path)
 			}
@@ -157,18 +153,19 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	if len(failures) > 0 {
 		return nil, errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed since it was applied", r.TxID, len(failures)).
-			Reason("changed_since", "undo by hand, or sync again").With("failures", failures)
+			Reason(errcode.ReasonChangedSince, errcode.NextReplan).With("failures", failures)
 	}
 	if len(ops) > 0 {
 		if studio == nil {
 			return nil, errcode.New(errcode.StudioNotConnected, "undoing %s needs Studio: it changed Studio", r.TxID).
-				Reason("no_studio", "connect Studio and run undo again")
+				Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 		}
 		if err := studio.Apply(ctx, "undo-"+r.TxID, ops); err != nil {
 			return nil, err
 		}
 	}
 	res.StudioOps = len(ops)
+	var batch atomicfile.Batch
 	for i := len(r.Files) - 1; i >= 0; i-- {
 		f := r.Files[i]
 		target := r.abs(f.Path)
@@ -187,7 +184,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			if err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "read the pre-image of "+f.Path)
 			}
-			if err := r.installBytes(target, old); err != nil {
+			if err := installBytes(&batch, target, old); err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
 			}
 			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "restore"})
@@ -198,6 +195,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "delete"})
 		}
 	}
+	if err := batch.Sync(); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "undo "+r.TxID)
+	}
 	r.State = stateUndone
 	if err := r.saveState(); err != nil {
 		return nil, err
@@ -205,7 +205,20 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	return res, nil
 }
 
-func (r *record) preImage(op Op) *studioPreImage {
+// sourceOf decodes a Source value as the journal keeps it.
+func sourceOf(raw json.RawMessage) (string, bool) {
+	if raw == nil {
+		return "", false
+	}
+	v, err := dom.Unmarshal(raw)
+	if err != nil {
+		return "", false
+	}
+	s, ok := v.(dom.String)
+	return string(s), ok
+}
+
+func (r *record) preImage(op protocol.Op) *studioPreImage {
 	for i := range r.StudioPre {
 		if r.StudioPre[i].Handle == op.Handle && r.StudioPre[i].ChangeID == op.ChangeID {
 			return &r.StudioPre[i]
@@ -215,7 +228,7 @@ func (r *record) preImage(op Op) *studioPreImage {
 }
 
 // parentPath is the instance path of an add op's parent, recorded at prepare time.
-func (r *record) parentPath(op Op) string {
+func (r *record) parentPath(op protocol.Op) string {
 	for _, p := range r.Parents {
 		if p.Handle == op.Parent {
 			return p.Path

@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Defaults for the zero values of Options (PROTOCOL.md).
@@ -164,11 +165,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serve(sess)
 }
 
-// handshake reads the hello and answers welcome, or bye and closes.
+// handshake reads the hello, or answers bye and closes; serve sends the welcome.
 func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 	refuse := func(code int, reason string) {
 		_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
-		_ = conn.WriteJSON(byeFrame{Type: "bye", Reason: reason})
+		_ = conn.WriteJSON(protocol.Bye{Type: protocol.FrameBye, Reason: reason})
 		closeConn(conn, code, reason)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(helloTimeout))
@@ -177,13 +178,13 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 		conn.Close()
 		return nil, fmt.Errorf("read hello: %w", err)
 	}
-	var h helloFrame
-	if err := json.Unmarshal(data, &h); err != nil || h.Type != "hello" {
+	var h protocol.Hello
+	if err := json.Unmarshal(data, &h); err != nil || h.Type != protocol.FrameHello {
 		refuse(websocket.ClosePolicyViolation, "expected hello")
 		return nil, fmt.Errorf("first frame is not a hello")
 	}
-	if h.Protocol != protocolVersion {
-		reason := fmt.Sprintf("unsupported protocol %d; this host speaks %d", h.Protocol, protocolVersion)
+	if h.Protocol != protocol.Version {
+		reason := fmt.Sprintf("unsupported protocol %d; this host speaks %d", h.Protocol, protocol.Version)
 		refuse(websocket.CloseProtocolError, reason)
 		return nil, errors.New(reason)
 	}
@@ -208,16 +209,6 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 		pending: map[string]*pending{},
 		done:    make(chan struct{}),
 	}
-	err = sess.write(welcomeFrame{
-		Type:        "welcome",
-		Protocol:    protocolVersion,
-		HostVersion: s.opts.HostVersion,
-		Project:     s.opts.Project,
-	})
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("write welcome: %w", err)
-	}
 	return sess, nil
 }
 
@@ -225,9 +216,24 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 // and reads its frames until it ends.
 func (s *Server) serve(sess *Session) {
 	id := sess.info.ID
+	welcome, err := json.Marshal(protocol.Welcome{
+		Type:        protocol.FrameWelcome,
+		Protocol:    protocol.Version,
+		HostVersion: s.opts.HostVersion,
+		Project:     s.opts.Project,
+	})
+	if err != nil {
+		sess.close(notConnected(id, "the welcome could not be encoded"), websocket.CloseInternalServerErr, "welcome failed")
+		return
+	}
+	// The welcome is sent only once the session is listed, so a plugin that has its
+	// welcome is a session every command finds; the write lock, taken before the
+	// session is listed, keeps any request from reaching the plugin before it.
+	sess.wmu.Lock()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		sess.wmu.Unlock()
 		sess.close(notConnected(id, "the host is shutting down"), websocket.CloseGoingAway, "shutdown")
 		return
 	}
@@ -235,15 +241,27 @@ func (s *Server) serve(sess *Session) {
 	s.sessions[id] = sess
 	s.notifyLocked()
 	s.mu.Unlock()
+	err = sess.writeLocked(welcome)
+	sess.wmu.Unlock()
 	if old != nil {
 		old.close(notConnected(id, "the Studio session reconnected; the request was lost"),
 			websocket.CloseNormalClosure, "replaced")
 	}
+	if err != nil {
+		sess.close(notConnected(id, "the welcome could not be sent"), websocket.CloseGoingAway, "welcome failed")
+	}
 	s.log.Info("studio connected", "session", id, "placeId", sess.info.PlaceID,
 		"placeName", sess.info.PlaceName, "pluginVersion", sess.info.PluginVersion)
 
-	go sess.pingLoop(s.opts.PingInterval)
-	err := sess.readLoop(s.opts.PongWait)
+	pinging := make(chan struct{})
+	go func() {
+		defer close(pinging)
+		sess.pingLoop(s.opts.PingInterval)
+	}()
+	if err == nil {
+		err = sess.readLoop(s.opts.PongWait)
+	}
+	<-pinging // readLoop closed the session, which ends pingLoop
 
 	s.mu.Lock()
 	if s.sessions[id] == sess {
@@ -302,20 +320,20 @@ func (s *Server) pickLocked(id string) (*Session, error) {
 			return sess, nil
 		}
 		return nil, errcode.New(errcode.StudioNotConnected, "studio session %s is not connected", id).
-			Reason("session_not_connected", "list the connected sessions with atlas status").
+			Reason(errcode.ReasonSessionNotConnected, errcode.NextSelectSession, errcode.NextShowStatus).
 			With("sessions", s.infosLocked())
 	}
 	switch len(s.sessions) {
 	case 0:
 		return nil, errcode.New(errcode.StudioNotConnected, "no Studio session is connected").
-			Reason("studio_not_connected", "open the place in Roblox Studio with the Atlas plugin enabled")
+			Reason(errcode.ReasonStudioNotConnected, errcode.NextConnectStudio)
 	case 1:
 		for _, sess := range s.sessions {
 			return sess, nil
 		}
 	}
 	return nil, errcode.New(errcode.StudioAmbiguous, "%d Studio sessions are connected; pick one by session id", len(s.sessions)).
-		Reason("several_sessions", "pass the sessionId of one of details.sessions").
+		Reason(errcode.ReasonSeveralSessions, errcode.NextSelectSession).
 		With("sessions", s.infosLocked())
 }
 
@@ -425,5 +443,5 @@ func closeConn(conn *websocket.Conn, code int, reason string) {
 
 func notConnected(id, why string) *errcode.Error {
 	return errcode.New(errcode.StudioNotConnected, "studio session %s disconnected: %s", id, why).
-		Reason("studio_disconnected", "check the Atlas plugin in Roblox Studio, then retry")
+		Reason(errcode.ReasonStudioDisconnected, errcode.NextConnectStudio, errcode.NextRetry)
 }

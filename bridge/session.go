@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Session is one plugin connection. When it ends (the plugin disconnects, reconnects
@@ -95,7 +96,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 			break
 		}
 		// Best effort: the call has already failed for the caller.
-		_ = s.write(cancelFrame{Type: "cancel", ID: id})
+		_ = s.write(protocol.Cancel{Type: protocol.FrameCancel, ID: id})
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &errcode.Error{
 				Code:    errcode.StudioTimeout,
@@ -132,6 +133,11 @@ func (s *Session) write(v any) error {
 func (s *Session) writeRaw(data []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	return s.writeLocked(data)
+}
+
+// writeLocked sends data as one text frame; the caller holds wmu.
+func (s *Session) writeLocked(data []byte) error {
 	if err := s.conn.SetWriteDeadline(time.Now().Add(writeWait)); err != nil {
 		return fmt.Errorf("write frame: %w", err)
 	}
@@ -224,7 +230,7 @@ func (s *Session) readFailure(err error) *errcode.Error {
 		return errcode.New(errcode.PayloadTooLarge,
 			"studio session %s sent a frame larger than the %d byte read limit; the connection was closed",
 			s.info.ID, s.srv.opts.ReadLimit).
-			Reason("payload_too_large", "snapshot a smaller part of the place, or raise the read limit")
+			Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
 	}
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {
@@ -241,7 +247,7 @@ func (s *Session) dispatch(data []byte) {
 		return
 	}
 	switch f.Type {
-	case "partial":
+	case protocol.FramePartial:
 		s.mu.Lock()
 		p := s.pending[f.ID]
 		s.mu.Unlock()
@@ -253,7 +259,7 @@ func (s *Session) dispatch(data []byte) {
 			p.err = errcode.Wrap(errcode.Internal, err, "studio sent a bad partial result")
 			close(p.done)
 		}
-	case "response":
+	case protocol.FrameResponse:
 		p := s.take(f.ID)
 		if p == nil {
 			return // a cancelled call
@@ -263,10 +269,10 @@ func (s *Session) dispatch(data []byte) {
 				p.err = errcode.Wrap(errcode.Internal, err, fmt.Sprintf("decode studio %s result", p.method))
 			}
 		} else {
-			var e *wireError
+			var e *protocol.Error
 			if len(f.Error) > 0 {
 				if err := json.Unmarshal(f.Error, &e); err != nil {
-					e = &wireError{Message: "studio sent an error that is not JSON: " + err.Error()}
+					e = &protocol.Error{Message: "studio sent an error that is not JSON: " + err.Error()}
 				}
 			}
 			p.err = pluginError(e)
@@ -278,7 +284,7 @@ func (s *Session) dispatch(data []byte) {
 }
 
 // pluginError turns the error of a response into an *errcode.Error.
-func pluginError(e *wireError) *errcode.Error {
+func pluginError(e *protocol.Error) *errcode.Error {
 	if e == nil || e.Code == "" {
 		msg := "studio answered with an error and no code"
 		if e != nil && e.Message != "" {
@@ -288,9 +294,9 @@ func pluginError(e *wireError) *errcode.Error {
 	}
 	msg := e.Message
 	if msg == "" {
-		msg = e.Code
+		msg = string(e.Code)
 	}
-	return &errcode.Error{Code: errcode.Code(e.Code), Message: msg, Details: e.Details}
+	return &errcode.Error{Code: e.Code, Message: msg, Details: e.Details}
 }
 
 // pingLoop pings the plugin every interval until the session ends. A failed ping

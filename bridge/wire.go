@@ -7,24 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/atlas-rbx/atlas/protocol"
 )
-
-// protocolVersion is the only protocol this host speaks (PROTOCOL.md §1).
-const protocolVersion = 1
-
-// Frames, host → plugin.
-
-type welcomeFrame struct {
-	Type        string `json:"type"`
-	Protocol    int    `json:"protocol"`
-	HostVersion string `json:"hostVersion"`
-	Project     string `json:"project"`
-}
-
-type byeFrame struct {
-	Type   string `json:"type"`
-	Reason string `json:"reason"`
-}
 
 // requestFrame encodes a request. The params are spliced in rather than encoded
 // again as a json.RawMessage field, which would scan and copy a big apply once more.
@@ -36,11 +21,7 @@ func requestFrame(id, method string, params any) ([]byte, error) {
 			return nil, fmt.Errorf("encode %s params: %w", method, err)
 		}
 	}
-	head, err := json.Marshal(struct {
-		Type   string `json:"type"`
-		ID     string `json:"id"`
-		Method string `json:"method"`
-	}{"request", id, method})
+	head, err := json.Marshal(protocol.Request{Type: protocol.FrameRequest, ID: id, Method: method})
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
 	}
@@ -49,32 +30,6 @@ func requestFrame(id, method string, params any) ([]byte, error) {
 	frame = append(frame, `,"params":`...)
 	frame = append(frame, p...)
 	return append(frame, '}'), nil
-}
-
-type cancelFrame struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-}
-
-// helloFrame is the first frame, plugin → host.
-type helloFrame struct {
-	Type          string `json:"type"`
-	Protocol      int    `json:"protocol"`
-	PluginVersion string `json:"pluginVersion"`
-	PlaceID       int64  `json:"placeId"`
-	PlaceName     string `json:"placeName"`
-	SessionID     string `json:"sessionId"`
-	// Context is the DataModel the plugin runs in: "edit" (also when absent), or
-	// "server"/"client" for a playtest's, which connect read-only.
-	Context              string `json:"context"`
-	ReadOnly             bool   `json:"readOnly"`
-	CollaborativeEditing bool   `json:"collaborativeEditing"`
-}
-
-type wireError struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
 }
 
 // assembler joins the "instances" arrays of partial frames, in seq order, with that of
@@ -188,7 +143,7 @@ func arrayContents(v []byte) ([]byte, error) {
 
 // frameHead is what dispatch needs of a frame; Result and Error point into the frame.
 type frameHead struct {
-	Type   string
+	Type   protocol.FrameType
 	ID     string
 	Seq    int
 	OK     bool

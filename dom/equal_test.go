@@ -147,6 +147,19 @@ func TestEqualJSON(t *testing.T) {
 		{`{"a":null}`, `{"a":0}`, false},
 		{`not json`, `not json`, false},
 		{`{}`, `[]`, false},
+		// Tagged values, as preconditions compare them (the fake plugin too).
+		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1.00009,2,2.99991]}`, true},
+		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1.0002,2,3]}`, false},
+		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1,2]}`, false},
+		{`{"Float32":0.1}`, `{"Float64":0.1}`, false},
+		{`{"Bool":true}`, `{"Bool":true}`, true},
+		{`{"Bool":true}`, `{"Bool":false}`, false},
+		{`{"String":"a"}`, `{"String":"a "}`, false},
+		{`{"Enum":2}`, `{"Enum":2}`, true},
+		{`{"CFrame":{"position":[0,5,0],"orientation":[[1,0,0],[0,1,0],[0,0,1]]}}`,
+			`{"CFrame":{"orientation":[[1,0,0.00001],[0,1,0],[0,0,1]],"position":[0,5,0]}}`, true},
+		{`{"OptionalCFrame":null}`, `{"OptionalCFrame":null}`, true},
+		{`{"Enum":2}`, `not json`, false},
 	}
 	for _, tt := range tests {
 		if got := EqualJSON([]byte(tt.a), []byte(tt.b)); got != tt.want {

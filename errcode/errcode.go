@@ -47,7 +47,8 @@ const (
 )
 
 // Error is an error with a stable code, a human message and machine-readable details.
-// Details should carry "reasonCode" and "nextActions" for refusals.
+// A refusal's details carry "reasonCode" (a Reason) and "nextActions" (NextAction
+// identifiers), set by Reason; each surface renders its own hint from them.
 type Error struct {
 	Code    Code
 	Message string
@@ -91,13 +92,46 @@ func (e *Error) With(key string, value any) *Error {
 	return e
 }
 
-// Reason sets details.reasonCode and details.nextActions.
-func (e *Error) Reason(reasonCode string, nextActions ...string) *Error {
-	e.With("reasonCode", reasonCode)
-	if nextActions == nil {
-		nextActions = []string{}
+// Reason sets details.reasonCode and details.nextActions, as plain strings so that
+// the details read the same before and after a trip through JSON.
+func (e *Error) Reason(reason Reason, next ...NextAction) *Error {
+	e.With("reasonCode", string(reason))
+	ids := make([]string, len(next))
+	for i, n := range next {
+		ids[i] = string(n)
 	}
-	return e.With("nextActions", nextActions)
+	return e.With("nextActions", ids)
+}
+
+// ReasonCode returns details.reasonCode, or "" when there is none.
+func (e *Error) ReasonCode() Reason {
+	switch r := e.Details["reasonCode"].(type) {
+	case string:
+		return Reason(r)
+	case Reason:
+		return r
+	}
+	return ""
+}
+
+// NextActions returns details.nextActions, as set by Reason or decoded from JSON.
+func (e *Error) NextActions() []NextAction {
+	var out []NextAction
+	switch next := e.Details["nextActions"].(type) {
+	case []string:
+		for _, n := range next {
+			out = append(out, NextAction(n))
+		}
+	case []NextAction:
+		out = append(out, next...)
+	case []any:
+		for _, n := range next {
+			if s, ok := n.(string); ok {
+				out = append(out, NextAction(s))
+			}
+		}
+	}
+	return out
 }
 
 // Of returns the code of err: the code of the first *Error in its chain, else Internal.

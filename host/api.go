@@ -147,7 +147,7 @@ func decode(body []byte, dst any) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(dst); err != nil {
-		return errcode.Wrap(errcode.BadRequest, err, "bad request").Reason("bad_request", "check the request fields")
+		return errcode.Wrap(errcode.BadRequest, err, "bad request").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)
 	}
 	return nil
 }
@@ -177,7 +177,7 @@ func Dial(stateDir, projectFile string) (*Client, error) {
 	dir := ProjectStateDir(stateDir, projectFile)
 	noHost := func(why string) error {
 		return errcode.New(errcode.NoHost, "no Atlas host is running for %s (%s)", projectFile, why).
-			Reason("no_host", "start one with 'atlas serve' (or 'atlas serve --emulate' without Roblox Studio)")
+			Reason(errcode.ReasonNoHost, errcode.NextStartHost)
 	}
 	reg, err := readRegistration(dir)
 	if err != nil {
@@ -213,7 +213,7 @@ func (c *Client) call(ctx context.Context, name string, req, dst any) ([]string,
 	resp, err := c.http.Do(hr)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+c.reg.URL).
-			Reason("no_host", "start it with 'atlas serve'")
+			Reason(errcode.ReasonNoHost, errcode.NextStartHost)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
@@ -221,7 +221,7 @@ func (c *Client) call(ctx context.Context, name string, req, dst any) ([]string,
 		return nil, errcode.Wrap(errcode.NoHost, err, "read host answer")
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, errcode.New(errcode.NoHost, "host answered %s", resp.Status).Reason("no_host", "restart 'atlas serve'")
+		return nil, errcode.New(errcode.NoHost, "host answered %s", resp.Status).Reason(errcode.ReasonNoHost, errcode.NextRestartHost)
 	}
 	var env struct {
 		OK       bool               `json:"ok"`

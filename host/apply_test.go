@@ -248,11 +248,12 @@ func TestMismatchListsWhatMoved(t *testing.T) {
 	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('again')\n")
 	_, err := e.Host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
 	ce := mustCode(t, err, errcode.ConfirmTokenMismatch)
-	if n := len(ce.Details["appeared"].([]string)); n != 1 {
-		t.Errorf("appeared = %v, want 1 id", ce.Details["appeared"])
+	// Each moved change is named by id and by path.
+	if got := ce.Details["appeared"].([]apply.Moved); len(got) != 1 || got[0].ID == "" || got[0].Path != "ReplicatedStorage/Shared/New" {
+		t.Errorf("appeared = %+v, want the new script by id and path", got)
 	}
-	if n := len(ce.Details["changed"].([]string)); n != 1 {
-		t.Errorf("changed = %v, want 1 id", ce.Details["changed"])
+	if got := ce.Details["changed"].([]apply.Moved); len(got) != 1 || got[0].ID == "" || got[0].Path != "ServerScriptService/Main" {
+		t.Errorf("changed = %+v, want Main by id and path", got)
 	}
 }
 
@@ -339,7 +340,7 @@ func TestNewAndDeletedInstancesBothWays(t *testing.T) {
 	}
 	reasons := map[string]string{}
 	for _, c := range d.Changes {
-		reasons[c.Path] = c.Reason + "/" + c.Direction
+		reasons[c.Path] = string(c.Reason) + "/" + string(c.Direction)
 	}
 	want := map[string]string{
 		"ReplicatedStorage/Shared/FromDisk":   "new_on_disk/push",

@@ -18,25 +18,16 @@ import (
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/internal/benchgen"
 	"github.com/atlas-rbx/atlas/project"
 )
 
-// The budget project of ARCHITECTURE §8: benchPackages folders of benchSubfolders
-// folders, each holding benchScripts scripts of about benchScriptSize bytes (half with
-// a meta file giving an attribute), as many .txt files and as many .model.json Parts
-// with two children each. That is 10,000 scripts (about 41 MB) in about 51,000
-// instances, spread over ReplicatedStorage (ModuleScripts), ServerScriptService
-// (Scripts) and StarterPlayerScripts (LocalScripts).
-const (
-	benchPackages   = 200
-	benchSubfolders = 5
-	benchScripts    = 10
-	benchScriptSize = 4096
-	benchEdits      = 1000
-)
+// benchEdits is how many scripts BenchmarkApply1000 edits: one per subfolder of
+// the budget project.
+const benchEdits = 1000
 
-// bench is the generated project, committed in a git repository once per process and
-// removed by TestMain.
+// bench is the generated project (benchgen.Budget), committed in a git repository
+// once per process and removed by TestMain.
 var bench struct {
 	once      sync.Once
 	err       error
@@ -56,102 +47,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// benchGit runs git in dir, isolated from the machine's configuration.
-func benchGit(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, errOut.String())
-	}
-	return out.String(), nil
-}
-
-// benchSource is a script of about benchScriptSize bytes, different for every path so
-// that git stores every file as its own blob.
-func benchSource(path string) []byte {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "--!strict\n-- %s\nlocal M = {}\n\n", path)
-	for i := 0; buf.Len() < benchScriptSize-64; i++ {
-		fmt.Fprintf(&buf, "function M.f%d(x: number): number\n\treturn x * %d + %d -- %s\nend\n\n", i, i+1, len(path), path)
-	}
-	buf.WriteString("return M\n")
-	return buf.Bytes()
-}
-
-func writeBenchProject(dir string) error {
-	files := map[string][]byte{
-		"default.project.json": []byte(`{
-  "name": "Bench",
-  "tree": {
-    "$className": "DataModel",
-    "ReplicatedStorage": { "$path": "src/shared" },
-    "ServerScriptService": { "$path": "src/server" },
-    "StarterPlayer": { "StarterPlayerScripts": { "$path": "src/client" } }
-  }
-}
-`),
-	}
-	for p := range benchPackages {
-		root, ext := "src/shared", ".luau"
-		switch {
-		case p >= benchPackages*9/10:
-			root, ext = "src/client", ".client.luau"
-		case p >= benchPackages*6/10:
-			root, ext = "src/server", ".server.luau"
-		}
-		for s := range benchSubfolders {
-			sub := fmt.Sprintf("%s/pkg%03d/sub%d", root, p, s)
-			for i := range benchScripts {
-				script := fmt.Sprintf("%s/Script%d%s", sub, i, ext)
-				files[script] = benchSource(script)
-				bench.source += int64(len(files[script]))
-				if i == 0 {
-					bench.edits = append(bench.edits, script)
-				}
-				if i%2 == 0 {
-					files[fmt.Sprintf("%s/Script%d.meta.json", sub, i)] = []byte(fmt.Sprintf(`{ "attributes": { "Index": %d } }`+"\n", i))
-				}
-				files[fmt.Sprintf("%s/Note%d.txt", sub, i)] = []byte(fmt.Sprintf("note %d of %s\n", i, sub))
-				files[fmt.Sprintf("%s/Part%d.model.json", sub, i)] = []byte(fmt.Sprintf(`{
-  "className": "Part",
-  "properties": { "Anchored": %t, "Size": [%d, 1, 2], "Material": "Neon", "Color": [0.5, %d, 0.25] },
-  "children": [
-    { "name": "Top", "className": "Attachment" },
-    { "name": "Weld", "className": "WeldConstraint" }
-  ]
-}
-`, i%2 == 0, i+1, i%2))
-			}
-		}
-	}
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-	}
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "-m", "bench project"},
-		{"status", "--porcelain"}, // refreshes the index's stat data, as any earlier use would have
-	} {
-		if _, err := benchGit(dir, args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // benchProject generates the project on first use, with the place at HEAD.
 func benchProject(b *testing.B) {
 	b.Helper()
@@ -169,9 +64,12 @@ func benchProject(b *testing.B) {
 			dir = r
 		}
 		bench.dir = dir
-		if bench.err = writeBenchProject(dir); bench.err != nil {
+		gen, err := benchgen.Write(dir, benchgen.Budget)
+		if err != nil {
+			bench.err = err
 			return
 		}
+		bench.source, bench.edits = gen.Source, gen.Edits
 		bench.loc, bench.err = project.Locate(dir, "", func(string) string { return dir })
 		if bench.err != nil {
 			return
@@ -503,11 +401,11 @@ func benchSnapshotCalls(b *testing.B, s *bridge.Session) {
 // BenchmarkGitStatus runs `git status --porcelain` on the same tree, the yardstick.
 func BenchmarkGitStatus(b *testing.B) {
 	benchProject(b)
-	if _, err := benchGit(bench.dir, "status", "--porcelain"); err != nil { // refresh stat data after the edits above
+	if _, err := benchgen.Git(bench.dir, "status", "--porcelain"); err != nil { // refresh stat data after the edits above
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		out, err := benchGit(bench.dir, "status", "--porcelain")
+		out, err := benchgen.Git(bench.dir, "status", "--porcelain")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,20 +2,12 @@ package host
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
-	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 )
-
-// driftReasons are the reasons that mean Studio moved away from the base.
-var driftReasons = map[string]bool{
-	plan.StudioChanged: true, plan.BothChanged: true, plan.NewInStudio: true,
-	plan.DeletedInStudio: true, plan.DeleteEditConflict: true,
-}
 
 // Drift reports work in Studio that git does not have.
 func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
@@ -31,7 +23,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	d.Connected = true
 	d.Session = sessionData(c.session)
 	for _, ch := range c.plan.Changes {
-		if driftReasons[ch.Reason] {
+		if ch.Reason.StudioMoved() {
 			d.Changes = append(d.Changes, ch)
 		}
 	}
@@ -39,7 +31,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	if req.Staged {
 		files := req.Files
 		if files == nil {
-			files, err = h.stagedFiles()
+			files, err = h.bases.stagedFiles()
 			if err != nil {
 				return nil, err
 			}
@@ -51,28 +43,6 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 		}
 	}
 	return d, nil
-}
-
-// stagedFiles lists the files being committed, relative to the project folder.
-func (h *Host) stagedFiles() ([]string, error) {
-	repo, err := gitblob.Discover(h.loc.Dir)
-	if errors.Is(err, gitblob.ErrNoRepo) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "open git repository")
-	}
-	paths, err := repo.StagedChanges()
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "read the git index")
-	}
-	out := []string{}
-	for _, p := range paths {
-		if rel, ok := within(h.loc.Dir, filepath.Join(repo.Root(), filepath.FromSlash(p))); ok {
-			out = append(out, rel)
-		}
-	}
-	return out, nil
 }
 
 // touches reports whether a change's file (or folder) is among files.

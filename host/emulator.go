@@ -94,7 +94,7 @@ func FindPluginDir(getenv func(string) string) (string, error) {
 			return d, nil
 		}
 		return "", errcode.New(errcode.NotFound, "ATLAS_PLUGIN_DIR=%s has no emulator/run.mjs with node_modules", d).
-			Reason("no_emulator", "run 'npm ci' in that plugin folder, or unset ATLAS_PLUGIN_DIR to use the emulator built into atlas")
+			Reason(errcode.ReasonNoEmulator, errcode.NextInstallEmulator)
 	}
 	return plugin.EmulatorDir(getenv)
 }

@@ -48,7 +48,7 @@ func ReadRobloxFile(path string) (*RobloxFile, error) {
 	roots, err := decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, path).
-			With("file", path).Reason("bad_place_file", "open the file in Roblox Studio and save it again, or pass another file")
+			With("file", path).Reason(errcode.ReasonBadPlaceFile, errcode.NextResaveFile)
 	}
 	root := dom.New("Game", "DataModel")
 	for _, r := range roots {

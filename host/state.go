@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 // StateDir is where hosts register and keep keys and journals: $ATLAS_STATE_DIR, else
@@ -78,25 +80,14 @@ func register(dir string, reg Registration) (secret string, err error) {
 		return "", err
 	}
 	secret = hex.EncodeToString(b[:])
-	if err := writePrivate(secretPath(dir), []byte(secret)); err != nil {
+	if err := atomicfile.Write(secretPath(dir), []byte(secret), 0o600); err != nil {
 		return "", err
 	}
 	data, _ := json.MarshalIndent(reg, "", "  ")
-	if err := writePrivate(registrationPath(dir), data); err != nil {
+	if err := atomicfile.Write(registrationPath(dir), data, 0o600); err != nil {
 		return "", err
 	}
 	return secret, nil
-}
-
-func writePrivate(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // unregister removes the host file if it is still ours.

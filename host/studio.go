@@ -2,256 +2,94 @@ package host
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
-	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
-// sourceCache holds the scripts of a session's latest snapshot by handle, so the next
-// snapshot need not carry sources that did not change.
-type sourceCache struct {
-	session    string
-	snapshotID string
-	byHandle   map[string]cachedSource
-	// tree and paramsKey are the latest snapshot and what it asked for: when the
-	// plugin answers that nothing changed since, tree still stands.
-	tree      *dom.Instance
-	paramsKey string
+// The adapters between the bridge's Studio sessions and what the engine needs.
+
+// session returns the Studio session a command names (or the only one).
+func (h *Host) session(id string) (*bridge.Session, error) {
+	s, err := h.bridge.Session(id)
+	if err != nil {
+		ce := errcode.As(err)
+		if ce.Code == errcode.StudioNotConnected {
+			// The hint for connect_studio names how to restart this host with the
+			// emulator: starting another host for the project would fail (E_BUSY).
+			ce.Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio).With("hostKind", h.opts.Kind)
+		} else if ce.Code == errcode.StudioAmbiguous {
+			ce.Reason(errcode.ReasonSeveralStudios, errcode.NextSelectSession)
+		}
+		return nil, ce
+	}
+	return s, nil
 }
 
-// cachedSource is a script's text and hash; the cache holds no instances, so an old
-// snapshot's tree is freed.
-type cachedSource struct {
-	source dom.Value
-	hash   string
+func sessionData(s *bridge.Session) SessionData {
+	i := s.Info()
+	return SessionData{ID: i.ID, PlaceID: i.PlaceID, PlaceName: i.PlaceName, PluginVersion: i.PluginVersion, ConnectedAt: i.ConnectedAt}
 }
 
-// scope computes what to ask Studio for: every instance the disk or base tree knows,
-// with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
-// false), and the managed properties by class.
-func scope(trees ...*dom.Instance) bridge.SnapshotParams {
-	p := bridge.SnapshotParams{Properties: map[string]map[string]string{}}
-	roots := map[string][]string{}
-	nodes := map[string][]string{}
-	// The walk carries each instance's path down, and records nothing below a
-	// full-subtree root of the same tree (it is sent whole).
-	var walk func(i *dom.Instance, names []string, key string, inFull bool)
-	walk = func(i *dom.Instance, names []string, key string, inFull bool) {
-		for name, v := range i.Properties {
-			if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
-				continue
-			}
-			props := p.Properties[i.ClassName]
-			if props == nil {
-				props = map[string]string{}
-				p.Properties[i.ClassName] = props
-			}
-			props[name] = wireType(i.ClassName, name, v)
-		}
-		if i.Parent != nil && !inFull {
-			path := append([]string(nil), names...)
-			if !i.IgnoreUnknown {
-				roots[key] = path
-				inFull = true
-			} else {
-				nodes[key] = path
+// sessionStudio adapts a bridge session to apply.Studio.
+type sessionStudio struct{ s *bridge.Session }
+
+func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op) error {
+	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops})
+	if err != nil {
+		ce := errcode.As(err)
+		if ce.ReasonCode() == "" {
+			switch ce.Code {
+			case errcode.PreconditionFailed:
+				ce.Reason(errcode.ReasonStudioMoved, errcode.NextReplan)
+			case errcode.NotFound:
+				ce.Reason(errcode.ReasonStudioMoved, errcode.NextReplan)
+			case errcode.ApplyFailed:
+				ce.Reason(errcode.ReasonStudioApplyFailed, errcode.NextReplan)
 			}
 		}
-		for _, c := range i.Children {
-			childKey := c.Name
-			if key != "" {
-				childKey = key + "/" + c.Name
-			}
-			walk(c, append(names, c.Name), childKey, inFull)
-		}
+		return ce
 	}
-	for _, t := range trees {
-		if t != nil {
-			walk(t, nil, "", false)
-		}
-	}
-	// A path under a full-subtree root is already covered. Looking up each ancestor
-	// keeps this linear in the tree (not roots × paths).
-	covered := func(path string) bool {
-		for j := strings.LastIndexByte(path, '/'); j >= 0; j = strings.LastIndexByte(path[:j], '/') {
-			if _, ok := roots[path[:j]]; ok {
-				return true
-			}
-		}
-		return false
-	}
-	for k, v := range roots {
-		if !covered(k) {
-			p.Roots = append(p.Roots, v)
-		}
-	}
-	for k, v := range nodes {
-		if _, full := roots[k]; !full && !covered(k) {
-			p.Nodes = append(p.Nodes, v)
-		}
-	}
-	sortPaths(p.Roots)
-	sortPaths(p.Nodes)
-	if p.Roots == nil {
-		p.Roots = [][]string{}
-	}
-	if p.Nodes == nil {
-		p.Nodes = [][]string{}
-	}
-	return p
+	return nil
 }
 
-func sortPaths(ps [][]string) {
-	sort.Slice(ps, func(i, j int) bool {
-		a, b := ps[i], ps[j]
-		for k := 0; k < len(a) && k < len(b); k++ {
-			if a[k] != b[k] {
-				return a[k] < b[k]
-			}
-		}
-		return len(a) < len(b)
-	})
-}
-
-// wireType names how the plugin should encode a property: the tagged type, or
-// "Enum:<Name>" for enums.
-func wireType(class, prop string, v dom.Value) string {
-	if v.Type() == "Enum" {
-		if _, enum, ok := dom.PropertyType(class, prop); ok && enum != "" {
-			return "Enum:" + enum
-		}
-	}
-	return v.Type()
-}
-
-// buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
-// and script hashes computed; prev resolves sourceFrom handles.
-func buildTree(res *bridge.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
-	byHandle := make(map[string]*dom.Instance, len(res.Instances))
-	var root *dom.Instance
-	for _, w := range res.Instances {
-		inst := dom.New(w.Name, w.ClassName)
-		inst.Handle = w.Handle
-		for name, raw := range w.Properties {
-			v, err := dom.Unmarshal(raw)
-			if err != nil {
-				return nil, errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
-			}
-			inst.Properties[name] = v
-		}
-		if w.SourceFrom != "" {
-			old, ok := prev[w.SourceFrom]
-			if !ok {
-				return nil, errStaleReuse
-			}
-			inst.Properties["Source"] = old.source
-			inst.SourceHash = old.hash
-		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
-			inst.SourceHash = gitblob.Hash([]byte(src))
-		}
-		if w.Parent == nil {
-			if root != nil {
-				return nil, errcode.New(errcode.Internal, "studio snapshot has two roots")
-			}
-			root = inst
-		} else {
-			parent := byHandle[*w.Parent]
-			if parent == nil {
-				return nil, errcode.New(errcode.Internal, "studio snapshot lists %s before its parent", w.Name)
-			}
-			parent.AddChild(inst)
-		}
-		byHandle[w.Handle] = inst
-	}
-	if root == nil {
-		root = dom.New("game", "DataModel")
-	}
-	root.AssignIDs()
-	return root, nil
-}
-
-// errStaleReuse means a sourceFrom named a handle the host does not hold.
-var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
-
-// snapshot asks a Studio session for the instances in scope.
-func snapshot(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams) (*dom.Instance, error) {
-	return snapshotWith(ctx, s, params, nil, nil, false)
-}
-
-// snapshotWith is snapshot reusing, and then updating, the sources in cache.
-//
-// With allowUnchanged, and the same request as last time, the plugin may answer that
-// nothing it watches changed; the cached tree is then returned as it is (its handles
-// still stand). Every write still carries its own preconditions.
-func snapshotWith(ctx context.Context, s *bridge.Session, params bridge.SnapshotParams, cache *sourceCache, disk map[string]*dom.Instance, allowUnchanged bool) (*dom.Instance, error) {
-	var prev map[string]cachedSource
-	key := ""
-	if cache != nil {
-		b, _ := json.Marshal(params)
-		key = string(b)
-	}
-	if cache != nil && cache.session == s.Info().ID && cache.snapshotID != "" {
-		params.Reuse, prev = cache.snapshotID, cache.byHandle
-		params.AllowUnchanged = allowUnchanged && cache.tree != nil && cache.paramsKey == key
-	}
-	var res bridge.SnapshotResult
-	if err := s.Call(ctx, "snapshot", params, &res); err != nil {
+func (a *sessionStudio) Transactions(ctx context.Context) ([]string, error) {
+	res, err := a.s.Transactions(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if res.Unchanged {
-		if params.AllowUnchanged && res.SnapshotID == cache.snapshotID {
-			return cache.tree, nil
-		}
-		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
-	}
-	t, err := buildTree(&res, prev)
-	if errors.Is(err, errStaleReuse) {
-		params.Reuse = ""
-		res = bridge.SnapshotResult{}
-		if err := s.Call(ctx, "snapshot", params, &res); err != nil {
-			return nil, err
-		}
-		t, err = buildTree(&res, nil)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	if disk != nil {
-		shareSources(t, disk)
-	}
-	if cache != nil {
-		cache.session, cache.snapshotID = s.Info().ID, res.SnapshotID
-		cache.tree, cache.paramsKey = t, key
-		cache.byHandle = map[string]cachedSource{}
-		t.Walk(func(x *dom.Instance) bool {
-			if x.SourceHash != "" {
-				cache.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
-			}
-			return true
-		})
-	}
-	return t, nil
+	return res.TxIDs, nil
 }
 
-// shareSources points Studio scripts whose text equals the disk's at the disk's
-// string, so the same text is held once.
-func shareSources(studio *dom.Instance, d map[string]*dom.Instance) {
-	studio.Walk(func(x *dom.Instance) bool {
-		if x.SourceHash == "" {
-			return true
-		}
-		if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
-			if src, ok := di.Properties["Source"]; ok {
-				x.Properties["Source"] = src
-			}
-		}
-		return true
-	})
+// pathLocator finds instances' handles with a snapshot of their paths; it is used
+// inside the Studio lock, by undo.
+type pathLocator struct {
+	s     *bridge.Session
+	snaps *snapshots
 }
+
+func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error) {
+	t, err := p.snaps.take(ctx, p.s, protocol.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*dom.Instance, len(paths))
+	for i, path := range paths {
+		out[i] = t.Find(path...)
+	}
+	return out, nil
+}
+
+// noStudio is the locator when no Studio is connected.
+type noStudio struct{}
+
+func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
+	return nil, errcode.New(errcode.StudioNotConnected, "Studio is not connected").
+		Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
+}
+
+var _ apply.Studio = (*sessionStudio)(nil)
+var _ apply.Locator = (*pathLocator)(nil)

@@ -177,6 +177,6 @@ type ReviewRequest struct {
 
 // ReviewData is the person's decision.
 type ReviewData struct {
-	Decision   string            `json:"decision"`
-	Selections map[string]string `json:"selections"`
+	Decision   string                    `json:"decision"`
+	Selections map[string]plan.Direction `json:"selections"`
 }

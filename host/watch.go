@@ -24,6 +24,8 @@ import (
 // that edits a file and plans at once must not see the old tree. So before the cache
 // is used, sync writes a barrier file in a private watched folder and waits for its
 // event: one inotify queue is ordered, so every earlier change has been seen by then.
+//
+// mu is a leaf lock (seenCond waits on it): nothing is called with it held.
 type diskCache struct {
 	mu      sync.Mutex
 	gen     uint64 // bumped by every event
@@ -32,6 +34,7 @@ type diskCache struct {
 	w       *fsnotify.Watcher
 	log     *slog.Logger
 	done    chan struct{}
+	loops   sync.WaitGroup // the watcher's loop; close waits for it
 
 	barrier  string // the barrier file
 	seen     uint64 // barrier writes observed
@@ -61,7 +64,11 @@ func newDiskCache(root, stateDir string, log *slog.Logger) *diskCache {
 		if err == nil {
 			c.w = w
 			c.barrier = filepath.Join(barrierDir, "barrier")
-			go c.loop()
+			c.loops.Add(1)
+			go func() {
+				defer c.loops.Done()
+				c.loop()
+			}()
 			return c
 		}
 	}
@@ -188,9 +195,11 @@ func (c *diskCache) put(p *project.Project, gen uint64) {
 	}
 }
 
+// close stops the watcher and waits for its loop to end.
 func (c *diskCache) close() {
 	if c.w != nil {
 		close(c.done)
 		c.w.Close()
+		c.loops.Wait()
 	}
 }

@@ -137,7 +137,7 @@ func (t *tools) atlasSync(ctx context.Context, in SyncIn) result[SyncOut] {
 	if mode == ModeFastfail {
 		out.Status = StatusUnresolved
 		err := errcode.New(errcode.Unresolved, "%d change(s) have no direction, nothing was applied", len(out.Unresolved)).
-			Reason(StatusUnresolved, "inspect them (get_script), then call atlas_sync again with overrides, or use sync_plan and sync_apply").
+			Reason(errcode.ReasonFastfailUnresolved, errcode.NextReadStudioScript, errcode.NextPassOverride).
 			With("ids", out.Unresolved).With("failures", out.Failures)
 		return result[SyncOut]{data: out, warnings: warnings, err: err, summary: summarize(p, unresolvedText(out))}
 	}
@@ -161,7 +161,7 @@ func (t *tools) atlasSync(ctx context.Context, in SyncIn) result[SyncOut] {
 	}
 	if fresh.PlanHash != p.PlanHash {
 		return fail(errcode.New(errcode.ConfirmTokenMismatch, "disk or Studio changed while the person reviewed; nothing was applied").
-			Reason("plan_changed", "run atlas_sync again"))
+			Reason(errcode.ReasonPlanChanged, errcode.NextRetry))
 	}
 	a, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: fresh.ConfirmToken, Overrides: overrides, SkipUnresolved: true})
 	if err != nil {
@@ -190,7 +190,7 @@ func applied(out *SyncOut, a *host.ApplyData, warnings []string) result[SyncOut]
 
 // unresolved lists the changes that neither the plan nor an override gives a direction.
 func unresolved(p *host.PlanData, overrides []apply.Override) []string {
-	given := map[string]string{}
+	given := map[string]plan.Direction{}
 	for _, o := range overrides {
 		given[o.ID] = o.Direction
 	}
@@ -261,7 +261,7 @@ func asUnresolved(changes []*plan.Change, ids []string) []*plan.Change {
 
 // mergeSelections turns the person's selections into overrides: the person decides
 // every change they selected; the agent's overrides stand for the others.
-func mergeSelections(agent []apply.Override, sel map[string]string) []apply.Override {
+func mergeSelections(agent []apply.Override, sel map[string]plan.Direction) []apply.Override {
 	var out []apply.Override
 	for _, o := range agent {
 		if _, ok := sel[o.ID]; !ok {

@@ -63,8 +63,8 @@ func typeSchemas() (map[reflect.Type]*jsonschema.Schema, error) {
 		name string
 		s    *jsonschema.Schema
 	}{
-		{"direction", nullableString("push (make Studio match disk), pull (make disk match Studio), or null: unresolved", plan.Push, plan.Pull)},
-		{"defaultSelection", nullableString("the three-way result: push, pull, or null", plan.Push, plan.Pull)},
+		{"direction", nullableString("push (make Studio match disk), pull (make disk match Studio), or null: unresolved", string(plan.Push), string(plan.Pull))},
+		{"defaultSelection", nullableString("the three-way result: push, pull, or null", string(plan.Push), string(plan.Pull))},
 		{"studioHash", nullableString("git blob SHA-1 of Studio's Source; null when Studio has no script there")},
 		{"diskHash", nullableString("git blob SHA-1 of the file's Source; null when disk has no script there")},
 		{"baseHash", nullableString("git blob SHA-1 in the base commit; null when the base has none")},

@@ -80,7 +80,7 @@ func sizeGuard(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
 				err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
-					Reason("payload_too_large", "send less: split the work into several calls")
+					Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
 				return reply(commandOf(p.Name), result[struct{}]{err: err}), nil
 			}
 		}
@@ -132,7 +132,7 @@ type ApplyIn struct {
 func (t *tools) syncApply(ctx context.Context, in ApplyIn) result[host.ApplyData] {
 	if !in.Yes {
 		err := errcode.New(errcode.ConfirmRequired, "sync_apply writes Studio and disk: call it with yes: true after inspecting the plan").
-			Reason("confirm_required", "inspect the plan from sync_plan, then call sync_apply with yes: true and its confirmToken")
+			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm)
 		return result[host.ApplyData]{err: err}
 	}
 	d, err := t.eng.Apply(ctx, host.ApplyRequest{SessionID: in.SessionID, Token: in.ConfirmToken, Overrides: convert(in.Overrides), SkipUnresolved: in.SkipUnresolved})
@@ -154,7 +154,7 @@ type Override struct {
 func convert(in []Override) []apply.Override {
 	out := make([]apply.Override, 0, len(in))
 	for _, o := range in {
-		ao := apply.Override{ID: o.ID, Direction: o.Direction, StudioHash: o.StudioHash, DiskHash: o.DiskHash}
+		ao := apply.Override{ID: o.ID, Direction: plan.Direction(o.Direction), StudioHash: o.StudioHash, DiskHash: o.DiskHash}
 		if o.ExpectedProperties != nil {
 			ao.ExpectedProperties = map[string]json.RawMessage{}
 			for k, v := range o.ExpectedProperties {
@@ -177,7 +177,7 @@ type ScriptIn struct {
 
 func (t *tools) getScript(ctx context.Context, in ScriptIn) result[host.ScriptData] {
 	if (in.ID == "") == (in.FsPath == "") {
-		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason("bad_request", "pass id (from a plan) or fsPath")
+		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
 		return result[host.ScriptData]{err: err}
 	}
 	d, err := t.eng.Script(ctx, host.ScriptRequest{SessionID: in.SessionID, ID: in.ID, FsPath: in.FsPath, Draft: in.FromDraft})
@@ -195,7 +195,7 @@ type RunIn struct {
 
 func (t *tools) runCode(ctx context.Context, in RunIn) result[host.ExecData] {
 	if strings.TrimSpace(in.Code) == "" {
-		return result[host.ExecData]{err: errcode.New(errcode.BadRequest, "code is empty").Reason("bad_request", "pass Luau code")}
+		return result[host.ExecData]{err: errcode.New(errcode.BadRequest, "code is empty").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)}
 	}
 	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
 	if err != nil {

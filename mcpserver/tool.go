@@ -100,7 +100,7 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 
 func badArguments(format string, args ...any) error {
 	return errcode.New(errcode.BadRequest, "invalid arguments: "+format, args...).
-		Reason("invalid_arguments", "call the tool again with arguments that match its inputSchema")
+		Reason(errcode.ReasonInvalidArguments, errcode.NextFixRequest)
 }
 
 // reply builds a tool result: the envelope as structured content, and the same
@@ -114,6 +114,7 @@ func reply[T any](command string, r result[T]) *mcp.CallToolResult {
 // the schema promises, rather than as a null that a client's validation rejects.
 func replyAs[T any](command string, r result[T], schema *jsonschema.Schema) *mcp.CallToolResult {
 	e := envelope.Typed(command, r.data, r.warnings, r.err)
+	addHints(e.Errors)
 	env := e.Marshal()
 	if schema != nil && nilsInside(reflect.ValueOf(e)) {
 		var v any

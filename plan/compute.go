@@ -72,7 +72,7 @@ func (c *computer) children(d, s *dom.Instance) {
 	}
 }
 
-func (c *computer) newChange(x, d, s, b *dom.Instance, patch string) *Change {
+func (c *computer) newChange(x, d, s, b *dom.Instance, patch PatchType) *Change {
 	ch := &Change{
 		ID: x.ID, Path: x.Path(), ClassName: x.ClassName, PatchType: patch,
 		Properties: map[string]PropertyDiff{}, Fields: []string{},
@@ -100,14 +100,14 @@ func sourceHash(i *dom.Instance) string {
 	return i.RawHash
 }
 
-func (c *computer) finish(ch *Change, dir, reason string) {
+func (c *computer) finish(ch *Change, dir Direction, reason Reason) {
 	ch.Direction, ch.Reason = dir, reason
 	ch.DefaultSelection = dir // "" (null) where the table leaves it unresolved
 	c.changes = append(c.changes, ch)
 }
 
 // presence handles an instance on one side only (patch Add: disk; Remove: Studio).
-func (c *computer) presence(patch string, x, b *dom.Instance) {
+func (c *computer) presence(patch PatchType, x, b *dom.Instance) {
 	var ch *Change
 	if patch == Add {
 		ch = c.newChange(x, x, nil, b, Add)
@@ -234,8 +234,8 @@ func (c *computer) edit(d, s, b *dom.Instance) {
 		return
 	}
 	ch := c.newChange(d, d, s, b, Edit)
-	var dirs []string
-	var reasons []string
+	var dirs []Direction
+	var reasons []Reason
 	decide := func(name string, studioBaseEq, diskBaseEq bool) {
 		ch.Fields = append(ch.Fields, name)
 		switch {

@@ -10,33 +10,6 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 )
 
-// Patch types, from the disk→Studio point of view.
-const (
-	Add    = "Add"    // on disk, not in Studio
-	Edit   = "Edit"   // in both, different
-	Remove = "Remove" // in Studio, not on disk
-)
-
-// Directions.
-const (
-	Push = "push" // make Studio match disk
-	Pull = "pull" // make disk match Studio
-	Skip = "skip" // leave both sides as they are (an override only)
-)
-
-// Reasons, from the decision table.
-const (
-	DiskChanged        = "disk_changed"
-	StudioChanged      = "studio_changed"
-	BothChanged        = "both_changed"
-	NewOnDisk          = "new_on_disk"
-	NewInStudio        = "new_in_studio"
-	DeletedOnDisk      = "deleted_on_disk"
-	DeletedInStudio    = "deleted_in_studio"
-	DeleteEditConflict = "delete_edit_conflict"
-	NoBase             = "no_base"
-)
-
 // Input is what a plan is computed from. Trees have their ids assigned.
 type Input struct {
 	Disk   *dom.Instance
@@ -66,16 +39,16 @@ type Plan struct {
 // Change is one instance that differs between disk and Studio. For Add and Remove it
 // stands for the whole subtree rooted at the instance.
 type Change struct {
-	ID        string `json:"id"`
-	Path      string `json:"path"`
-	ClassName string `json:"className"`
-	PatchType string `json:"patchType"`
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`
+	ClassName string    `json:"className"`
+	PatchType PatchType `json:"patchType"`
 	// Direction is push, pull, or "" (unresolved, JSON null).
-	Direction string `json:"-"`
+	Direction Direction `json:"-"`
 	// DefaultSelection is the three-way table's result: push, pull, or "" (JSON
 	// null), never another word.
-	DefaultSelection string `json:"-"`
-	Reason           string `json:"reason"`
+	DefaultSelection Direction `json:"-"`
+	Reason           Reason    `json:"reason"`
 	// Hashes are git blob ids of Source (scripts only; "" when absent on that side,
 	// JSON null).
 	StudioHash string `json:"-"`
@@ -136,7 +109,7 @@ func (c *Change) MarshalJSON() ([]byte, error) {
 		*plain
 		nullable
 	}{(*plain)(c), nullable{
-		Direction: orNull(c.Direction), DefaultSelection: orNull(c.DefaultSelection),
+		Direction: orNull(string(c.Direction)), DefaultSelection: orNull(string(c.DefaultSelection)),
 		StudioHash: orNull(c.StudioHash), DiskHash: orNull(c.DiskHash), BaseHash: orNull(c.BaseHash),
 		FsPath: orNull(c.FsPath),
 	}})
@@ -153,7 +126,7 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	n := aux.nullable
-	c.Direction, c.DefaultSelection = orEmpty(n.Direction), orEmpty(n.DefaultSelection)
+	c.Direction, c.DefaultSelection = Direction(orEmpty(n.Direction)), Direction(orEmpty(n.DefaultSelection))
 	c.StudioHash, c.DiskHash, c.BaseHash = orEmpty(n.StudioHash), orEmpty(n.DiskHash), orEmpty(n.BaseHash)
 	c.FsPath = orEmpty(n.FsPath)
 	return nil

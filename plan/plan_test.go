@@ -51,12 +51,13 @@ func tree(s side, kind string) *dom.Instance {
 
 func TestDecisionTable(t *testing.T) {
 	cases := []struct {
-		name           string
-		disk, studio   side
-		base           *side // nil: no base at all
-		wantPatch, dir string
-		wantReason     string
-		wantNoChange   bool
+		name         string
+		disk, studio side
+		base         *side // nil: no base at all
+		wantPatch    PatchType
+		dir          Direction
+		wantReason   Reason
+		wantNoChange bool
 	}{
 		{name: "equal", disk: v1, studio: v1, base: &v2, wantNoChange: true},
 		{name: "all equal", disk: v1, studio: v1, base: &v1, wantNoChange: true},
@@ -95,8 +96,8 @@ func TestDecisionTable(t *testing.T) {
 					t.Fatalf("Compute = %d changes, want 1: %s", len(p.Changes), dump(p))
 				}
 				c := p.Changes[0]
-				got := [3]string{c.PatchType, c.Direction, c.Reason}
-				want := [3]string{tc.wantPatch, tc.dir, tc.wantReason}
+				got := [3]string{string(c.PatchType), string(c.Direction), string(c.Reason)}
+				want := [3]string{string(tc.wantPatch), string(tc.dir), string(tc.wantReason)}
 				if got != want {
 					t.Fatalf("change = %v, want %v", got, want)
 				}
@@ -305,7 +306,7 @@ func checkChangeJSON(t *testing.T, c *Change) {
 		t.Fatal(err)
 	}
 	fields := map[string]string{
-		"direction": c.Direction, "defaultSelection": c.DefaultSelection,
+		"direction": string(c.Direction), "defaultSelection": string(c.DefaultSelection),
 		"studioHash": c.StudioHash, "diskHash": c.DiskHash, "baseHash": c.BaseHash, "fsPath": c.FsPath,
 	}
 	for name, want := range fields {
@@ -319,15 +320,15 @@ func checkChangeJSON(t *testing.T, c *Change) {
 			t.Errorf("%s = %#v, want %q: %s", name, v, want, b)
 		}
 	}
-	if sel := m["defaultSelection"]; sel != nil && sel != Push && sel != Pull {
+	if sel := m["defaultSelection"]; sel != nil && sel != string(Push) && sel != string(Pull) {
 		t.Errorf("defaultSelection = %#v: not push, pull or null", sel)
 	}
 	var back Change
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	got := [6]string{back.Direction, back.DefaultSelection, back.StudioHash, back.DiskHash, back.BaseHash, back.FsPath}
-	want := [6]string{c.Direction, c.DefaultSelection, c.StudioHash, c.DiskHash, c.BaseHash, c.FsPath}
+	got := [6]string{string(back.Direction), string(back.DefaultSelection), back.StudioHash, back.DiskHash, back.BaseHash, back.FsPath}
+	want := [6]string{string(c.Direction), string(c.DefaultSelection), c.StudioHash, c.DiskHash, c.BaseHash, c.FsPath}
 	if got != want {
 		t.Errorf("read back %v, want %v", got, want)
 	}

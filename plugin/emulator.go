@@ -147,7 +147,7 @@ func EmulatorDir(getenv func(string) string) (string, error) {
 	}
 	fail := func(err error) (string, error) {
 		return "", errcode.Wrap(errcode.Internal, err, "unpack the Studio emulator into "+root).
-			Reason("no_cache", "set "+CacheDirEnv+" to a folder you can write, and run the command again")
+			Reason(errcode.ReasonNoCache, errcode.NextSetCacheDir)
 	}
 	if private {
 		_, err = PrivateTempDir(cacheFallback)

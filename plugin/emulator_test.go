@@ -490,9 +490,8 @@ func TestNode(t *testing.T) {
 			if err == nil || ce.Code != errcode.NodeMissing || ce.Details["reasonCode"] != tt.reason {
 				t.Fatalf("Node() = %v (%v), want E_NODE_MISSING %s", err, ce.Details, tt.reason)
 			}
-			next, _ := ce.Details["nextActions"].([]string)
-			if len(next) != 1 || !strings.Contains(next[0], "install Node.js 20 or later") {
-				t.Errorf("nextActions = %v", next)
+			if next := ce.NextActions(); len(next) != 1 || next[0] != errcode.NextInstallNode {
+				t.Errorf("nextActions = %v, want [install_node]", next)
 			}
 		})
 	}

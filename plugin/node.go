@@ -39,20 +39,20 @@ func Node(ctx context.Context) (path string, err error) {
 	if err != nil {
 		return "", errcode.New(errcode.NodeMissing,
 			"node was not found on PATH: the Studio emulator (atlas demo, --emulate) runs on Node.js %d or later", MinNodeMajor).
-			Reason("no_node", installNode)
+			Reason(errcode.ReasonNoNode, errcode.NextInstallNode)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
 	if err != nil {
 		return "", errcode.New(errcode.NodeMissing, "%s --version failed (%v): the Studio emulator needs a working Node.js %d or later", path, err, MinNodeMajor).
-			Reason("node_broken", installNode).With("path", path)
+			Reason(errcode.ReasonNodeBroken, errcode.NextInstallNode).With("path", path)
 	}
 	version := strings.TrimSpace(string(out))
 	major, ok := NodeMajor(version)
 	if !ok || major < MinNodeMajor {
 		return "", errcode.New(errcode.NodeMissing, "node on PATH is %q: the Studio emulator needs Node.js %d or later", version, MinNodeMajor).
-			Reason("node_too_old", installNode).With("path", path).With("version", version)
+			Reason(errcode.ReasonNodeTooOld, errcode.NextInstallNode).With("path", path).With("version", version)
 	}
 	return path, nil
 }

@@ -1,183 +1,71 @@
 package project_test
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/benchgen"
 	"github.com/atlas-rbx/atlas/project"
 )
 
-// The benchmark project: benchPackages folders of benchSubfolders folders, each
-// holding benchScripts scripts of about 4 KB (half with a meta file), as many .txt
-// files, and as many .model.json Parts with two children each. That is 10,000
-// scripts (about 40 MB) and about 51,000 instances.
-const (
-	benchPackages   = 200
-	benchSubfolders = 5
-	benchScripts    = 10
-	benchScriptSize = 4096
-)
-
-// benchTree is the generated project, made once per process (in a git repository
-// with one commit) and removed by TestMain.
+// benchTree is the generated project (benchgen.Budget), made once per process and
+// removed by TestMain.
 var benchTree struct {
-	once      sync.Once
-	dir       string
-	instances int   // instances Load must produce
-	bytes     int64 // bytes of the files Load reads
-	err       error
+	once sync.Once
+	gen  *benchgen.Project
+	err  error
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchTree.dir != "" {
-		os.RemoveAll(benchTree.dir)
+	if benchTree.gen != nil {
+		os.RemoveAll(benchTree.gen.Dir)
 	}
 	os.Exit(code)
 }
 
-// benchProject returns the folder of the generated project, making it on first use.
-func benchProject(b *testing.B) string {
+// benchProject returns the generated project, making it on first use.
+func benchProject(b *testing.B) *benchgen.Project {
 	b.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git is not installed")
+		b.Fatalf("git is not installed: %v", err)
 	}
 	benchTree.once.Do(func() {
-		benchTree.dir, benchTree.err = os.MkdirTemp("", "atlas-bench-")
-		if benchTree.err == nil {
-			benchTree.err = writeBenchTree(benchTree.dir)
+		dir, err := os.MkdirTemp("", "atlas-bench-")
+		if err != nil {
+			benchTree.err = err
+			return
 		}
-		if benchTree.err == nil {
-			benchTree.err = commitBenchTree(benchTree.dir)
+		benchTree.gen, benchTree.err = benchgen.Write(dir, benchgen.Budget)
+		if benchTree.err != nil {
+			os.RemoveAll(dir)
 		}
 	})
 	if benchTree.err != nil {
 		b.Fatal(benchTree.err)
 	}
-	return benchTree.dir
-}
-
-// benchScript is a script of about benchScriptSize bytes, different for every path
-// so that git stores every file as its own blob.
-func benchScript(path string) []byte {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "-- %s\nlocal M = {}\n\n", path)
-	for i := 0; buf.Len() < benchScriptSize-64; i++ {
-		fmt.Fprintf(&buf, "function M.f%d(x)\n\treturn x * %d + %d -- %s\nend\n\n", i, i+1, len(path), path)
-	}
-	buf.WriteString("return M\n")
-	return buf.Bytes()
-}
-
-func writeBenchTree(dir string) error {
-	files := map[string][]byte{
-		"default.project.json": []byte(`{
-  "name": "Bench",
-  "tree": { "$className": "DataModel", "ReplicatedStorage": { "$path": "src" } }
-}
-`),
-	}
-	instances := 2 // the DataModel and ReplicatedStorage
-	var size int64
-	add := func(name string, data []byte) {
-		files[name] = data
-		size += int64(len(data))
-	}
-	kinds := []string{".luau", ".server.luau", ".client.luau"}
-	for p := range benchPackages {
-		pkg := fmt.Sprintf("src/pkg%03d", p)
-		add(pkg+"/init.meta.json", []byte(`{ "ignoreUnknownInstances": true }`+"\n"))
-		instances++
-		for s := range benchSubfolders {
-			sub := fmt.Sprintf("%s/sub%d", pkg, s)
-			instances++
-			for i := range benchScripts {
-				script := fmt.Sprintf("%s/Script%d%s", sub, i, kinds[i%len(kinds)])
-				add(script, benchScript(script))
-				if i%2 == 0 {
-					add(fmt.Sprintf("%s/Script%d.meta.json", sub, i), []byte(fmt.Sprintf(`{ "attributes": { "Index": %d } }`+"\n", i)))
-				}
-				add(fmt.Sprintf("%s/Note%d.txt", sub, i), []byte(fmt.Sprintf("note %d of %s\n", i, sub)))
-				add(fmt.Sprintf("%s/Part%d.model.json", sub, i), []byte(fmt.Sprintf(`{
-  "className": "Part",
-  "properties": { "Anchored": true, "Size": [%d, 1, 2], "Material": "Neon" },
-  "attributes": { "Index": %d },
-  "children": [
-    { "name": "Top", "className": "Attachment" },
-    { "name": "Weld", "className": "WeldConstraint" }
-  ]
-}
-`, i+1, i)))
-				instances += 1 + 1 + 3
-			}
-		}
-	}
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-	}
-	benchTree.instances, benchTree.bytes = instances, size
-	return nil
-}
-
-// git runs git in dir, isolated from the user's and the system's configuration.
-func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.invalid",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.invalid")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, errOut.String())
-	}
-	return out.String(), nil
-}
-
-func commitBenchTree(dir string) error {
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "-m", "bench tree"},
-		{"status", "--porcelain"}, // refreshes the index's stat data, as any earlier use would have
-	} {
-		if _, err := git(dir, args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return benchTree.gen
 }
 
 func checkBenchLoad(b *testing.B, p *project.Project) {
 	b.Helper()
-	if n := p.Root.Count(); n != benchTree.instances {
-		b.Fatalf("Load gave %d instances, want %d", n, benchTree.instances)
+	if n := p.Root.Count(); n != benchTree.gen.Instances {
+		b.Fatalf("Load gave %d instances, want %d", n, benchTree.gen.Instances)
 	}
 }
 
 // BenchmarkLoad10k loads the generated project from disk, as atlas does for the
 // working tree.
 func BenchmarkLoad10k(b *testing.B) {
-	dir := benchProject(b)
-	loc, err := project.Locate(dir, dir, nil)
+	gen := benchProject(b)
+	loc, err := project.Locate(gen.Dir, gen.Dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(benchTree.bytes)
+	b.SetBytes(gen.Bytes)
 	b.ReportAllocs()
 	var p *project.Project
 	for b.Loop() {
@@ -186,14 +74,14 @@ func BenchmarkLoad10k(b *testing.B) {
 		}
 	}
 	checkBenchLoad(b, p)
-	b.ReportMetric(float64(benchTree.instances), "instances")
+	b.ReportMetric(float64(gen.Instances), "instances")
 }
 
 // BenchmarkLoadCommit loads the same project from its git commit with HashOnly, as
 // atlas does for the base tree: "cold" opens the repository and reads the commit's
 // trees every time, "warm" reuses an open repository.
 func BenchmarkLoadCommit(b *testing.B) {
-	dir := benchProject(b)
+	dir := benchProject(b).Dir
 	load := func(b *testing.B, repo *gitblob.Repo) *project.Project {
 		fsys, err := repo.CommitFS("HEAD")
 		if err != nil {
@@ -237,9 +125,9 @@ func BenchmarkLoadCommit(b *testing.B) {
 // BenchmarkGitStatus runs `git status --porcelain` on the same tree, the yardstick
 // for the two benchmarks above.
 func BenchmarkGitStatus(b *testing.B) {
-	dir := benchProject(b)
+	dir := benchProject(b).Dir
 	for b.Loop() {
-		out, err := git(dir, "status", "--porcelain")
+		out, err := benchgen.Git(dir, "status", "--porcelain")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -87,13 +87,12 @@ func (e *Error) Error() string {
 // AsCoded converts err into the coded error the CLI and MCP edges report.
 func AsCoded(err error) *errcode.Error {
 	if errors.Is(err, ErrNoProject) {
-		return errcode.Wrap(errcode.ProjectInvalid, err, "").Reason("no_project",
-			"run the command inside a Rojo project (a folder with default.project.json), or pass --project")
+		return errcode.Wrap(errcode.ProjectInvalid, err, "").Reason(errcode.ReasonNoProject, errcode.NextPassProject)
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
 		ce := errcode.New(errcode.ProjectInvalid, "invalid project: %s", pe.Error()).
-			Reason("project_invalid", "fix the file named in details.file and run the command again")
+			Reason(errcode.ReasonProjectInvalid, errcode.NextFixProject)
 		ce.With("file", pe.File)
 		if pe.Line > 0 {
 			ce.With("line", pe.Line).With("column", pe.Column)

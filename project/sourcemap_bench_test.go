@@ -11,8 +11,8 @@ import (
 // the generated 10,000-script project: load it recording files, and render the JSON.
 // Compare with BenchmarkLoad10k for the cost of recording.
 func BenchmarkSourcemap10k(b *testing.B) {
-	dir := benchProject(b)
-	loc, err := project.Locate(dir, dir, nil)
+	gen := benchProject(b)
+	loc, err := project.Locate(gen.Dir, gen.Dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,8 +27,8 @@ func BenchmarkSourcemap10k(b *testing.B) {
 		out = p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).AppendJSON(out[:0])
 	}
 	checkBenchLoad(b, p)
-	if n := p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).Count(); n != benchTree.instances {
-		b.Fatalf("the sourcemap has %d nodes, want %d", n, benchTree.instances)
+	if n := p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).Count(); n != gen.Instances {
+		b.Fatalf("the sourcemap has %d nodes, want %d", n, gen.Instances)
 	}
 	b.ReportMetric(float64(len(out)), "sourcemap-bytes")
 }

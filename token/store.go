@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 const (
@@ -39,15 +40,15 @@ type Store struct {
 func Open(dir, projectID string) (*Store, error) {
 	if projectID == "" {
 		return nil, errcode.New(errcode.Usage, "open token store: project id is empty").
-			Reason("missing_project", "pass the id of the project the tokens are for")
+			Reason(errcode.ReasonMissingProject, errcode.NextFixRequest)
 	}
 	if dir == "" {
 		return nil, errcode.New(errcode.Usage, "open token store: directory is empty").
-			Reason("missing_dir", "pass the project's state directory")
+			Reason(errcode.ReasonMissingDir, errcode.NextFixRequest)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "open token store").
-			Reason("state_dir", "check that the state directory "+dir+" is writable")
+			Reason(errcode.ReasonStateDir, errcode.NextFixPermissions)
 	}
 	key, err := loadKey(filepath.Join(dir, keyFile))
 	if err != nil {
@@ -70,7 +71,7 @@ func loadKey(path string) ([]byte, error) {
 	}
 	if err := createKey(path); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "create token key").
-			Reason("key_write", "check that "+filepath.Dir(path)+" is writable")
+			Reason(errcode.ReasonKeyWrite, errcode.NextFixPermissions)
 	}
 	// Read back rather than use the bytes we generated: another process may have
 	// created the key first, and then its key is the project's key.
@@ -111,53 +112,21 @@ func badKey(err error, msg string) *errcode.Error {
 	if err != nil {
 		e = errcode.Wrap(errcode.Internal, err, msg)
 	}
-	return e.Reason("key_invalid",
-		"delete the key file to make a new key; tokens issued with the old key stop working",
-		"run 'atlas sync plan' again to get a fresh token")
+	return e.Reason(errcode.ReasonKeyInvalid, errcode.NextResetTokenKey, errcode.NextReplan)
 }
 
-// createKey writes a new random key to a temp file and links it into place, so that
-// no reader ever sees a partial key and a key another process created first wins.
+// createKey writes a new random key into place unless a key is there already, so
+// that no reader ever sees a partial key and a key another process created first
+// wins.
 func createKey(path string) error {
 	key := make([]byte, keySize)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("generate key: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".token.key-*") // mode 0600
-	if err != nil {
+	if err := atomicfile.Create(path, key, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(key); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	err = os.Link(tmp.Name(), path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	// Some file systems have no hard links; exclusive create still never replaces
-	// another process's key, at the cost of a short window with a partial file.
-	f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(cerr, fs.ErrExist) {
-		return nil
-	}
-	if cerr != nil {
-		return fmt.Errorf("link %s: %w", path, err)
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // The ledger of spent token ids is "<dir>/spent/<end>/<jti>": records are
@@ -200,7 +169,7 @@ func (s *Store) bucket(c Claims) string {
 func (s *Store) Spend(c Claims) error {
 	if !validID(c.ID) {
 		return errcode.New(errcode.Usage, "spend confirm token: id %q is not 32 hex digits", c.ID).
-			Reason("malformed", "spend the claims Verify returned")
+			Reason(errcode.ReasonMalformed, errcode.NextFixRequest)
 	}
 	if c.ProjectID != s.projectID {
 		return errWrongProject(c.ProjectID, s.projectID)
@@ -323,5 +292,5 @@ func recordUntil(path string) (time.Time, bool) {
 
 func errLedger(err error) *errcode.Error {
 	return errcode.Wrap(errcode.Internal, err, "confirm token ledger").
-		Reason("ledger_io", "check that the project's state directory is writable")
+		Reason(errcode.ReasonLedgerIO, errcode.NextFixPermissions)
 }

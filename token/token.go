@@ -27,9 +27,6 @@ const (
 	maxLen = 4096
 )
 
-// nextPlan is the next action after most refusals.
-const nextPlan = "run 'atlas sync plan' again to get a fresh token"
-
 // Claims are the claims of a confirm token. On the wire: iss "atlas", aud the
 // project id, sub the plan hash, sid the Studio session id, iat, exp and jti.
 type Claims struct {
@@ -54,20 +51,20 @@ func (s *Store) Issue(planHash, sessionID string, ttl time.Duration, now time.Ti
 	switch {
 	case planHash == "":
 		return "", Claims{}, errcode.New(errcode.Usage, "issue confirm token: plan hash is empty").
-			Reason("missing_plan_hash", "pass the hash of the plan the token confirms")
+			Reason(errcode.ReasonMissingPlanHash, errcode.NextFixRequest)
 	case sessionID == "":
 		return "", Claims{}, errcode.New(errcode.Usage, "issue confirm token: Studio session id is empty").
-			Reason("missing_session", "pass the id of the Studio session the plan was made against")
+			Reason(errcode.ReasonMissingSession, errcode.NextFixRequest)
 	case ttl < 0 || ttl > MaxTTL:
 		return "", Claims{}, errcode.New(errcode.Usage, "issue confirm token: ttl %v is not between 0 and %v", ttl, MaxTTL).
-			Reason("bad_ttl", fmt.Sprintf("use a ttl of at most %v, or 0 for the default %v", MaxTTL, DefaultTTL))
+			Reason(errcode.ReasonBadTTL, errcode.NextFixRequest)
 	case ttl == 0:
 		ttl = DefaultTTL
 	}
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return "", Claims{}, errcode.Wrap(errcode.Internal, err, "issue confirm token").
-			Reason("random", nextPlan)
+			Reason(errcode.ReasonRandom, errcode.NextReplan)
 	}
 	c := Claims{
 		ProjectID: s.projectID,
@@ -91,7 +88,7 @@ func (s *Store) Issue(planHash, sessionID string, ttl time.Duration, now time.Ti
 	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, w).SignedString(s.key)
 	if err != nil {
 		return "", Claims{}, errcode.Wrap(errcode.Internal, err, "sign confirm token").
-			Reason("sign", nextPlan)
+			Reason(errcode.ReasonSign, errcode.NextReplan)
 	}
 	return tok, c, nil
 }
@@ -113,10 +110,10 @@ func (s *Store) Verify(tok, sessionID string, now time.Time) (Claims, error) {
 	tok = strings.TrimSpace(tok)
 	if tok == "" {
 		return Claims{}, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
-			Reason("missing", "run 'atlas sync plan' to get a confirm token, then pass it to apply")
+			Reason(errcode.ReasonMissing, errcode.NextPassToken)
 	}
 	if len(tok) > maxLen {
-		return Claims{}, errInvalid("malformed", fmt.Sprintf("confirm token is %d bytes long, more than a token can be", len(tok)), nil)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, fmt.Sprintf("confirm token is %d bytes long, more than a token can be", len(tok)), nil)
 	}
 	var w wireClaims
 	p := jwt.NewParser(
@@ -152,37 +149,35 @@ func (s *Store) Verify(tok, sessionID string, now time.Time) (Claims, error) {
 		c.ExpiresAt = w.ExpiresAt.UTC()
 	}
 	if missing := missingClaims(w); len(missing) > 0 {
-		return Claims{}, errInvalid("malformed", "confirm token lacks required claims "+strings.Join(missing, ", "), nil)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, "confirm token lacks required claims "+strings.Join(missing, ", "), nil)
 	}
 	if len(w.Audience) != 1 {
-		return Claims{}, errInvalid("malformed", fmt.Sprintf("confirm token has %d audiences, want 1", len(w.Audience)), nil)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, fmt.Sprintf("confirm token has %d audiences, want 1", len(w.Audience)), nil)
 	}
 	if !validID(c.ID) {
-		return Claims{}, errInvalid("malformed", fmt.Sprintf("confirm token id %q is not 32 hex digits", c.ID), nil)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, fmt.Sprintf("confirm token id %q is not 32 hex digits", c.ID), nil)
 	}
 	switch {
 	case err == nil:
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return Claims{}, errInvalid("malformed", "confirm token lacks a required claim", err)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, "confirm token lacks a required claim", err)
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
-		return Claims{}, errInvalid("issuer", fmt.Sprintf("confirm token was issued by %q, not %q", w.Issuer, issuer), nil)
+		return Claims{}, errInvalid(errcode.ReasonIssuer, fmt.Sprintf("confirm token was issued by %q, not %q", w.Issuer, issuer), nil)
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return Claims{}, errcode.New(errcode.ConfirmTokenExpired, "confirm token expired at %s", c.ExpiresAt.Format(time.RFC3339)).
 			With("expiresAt", c.ExpiresAt.Format(time.RFC3339)).
-			Reason("expired", nextPlan)
+			Reason(errcode.ReasonExpired, errcode.NextReplan)
 	case errors.Is(err, jwt.ErrTokenInvalidAudience):
 		return Claims{}, errWrongProject(c.ProjectID, s.projectID)
 	case errors.Is(err, jwt.ErrTokenNotValidYet):
-		return Claims{}, errInvalid("not_yet_valid", "confirm token is not valid yet", nil)
+		return Claims{}, errInvalid(errcode.ReasonNotYetValid, "confirm token is not valid yet", nil)
 	default:
-		return Claims{}, errInvalid("malformed", "check confirm token claims", err)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, "check confirm token claims", err)
 	}
 	if sessionID != "" && c.SessionID != sessionID {
 		return Claims{}, errcode.New(errcode.ConfirmTokenInvalid,
 			"confirm token is for Studio session %q, not %q", c.SessionID, sessionID).
-			Reason("wrong_session",
-				"apply against the Studio session the plan was made against",
-				"or run 'atlas sync plan' again against this session")
+			Reason(errcode.ReasonWrongSession, errcode.NextSelectSession, errcode.NextReplan)
 	}
 	spent, serr := s.spent(c)
 	if serr != nil {
@@ -197,18 +192,18 @@ func (s *Store) Verify(tok, sessionID string, now time.Time) (Claims, error) {
 // parseError classifies an error of parsing or checking the signature of t.
 func parseError(t *jwt.Token, err error) *errcode.Error {
 	if errors.Is(err, jwt.ErrTokenMalformed) || t == nil {
-		return errInvalid("malformed", "parse confirm token", err)
+		return errInvalid(errcode.ReasonMalformed, "parse confirm token", err)
 	}
 	alg, ok := t.Header["alg"].(string)
 	switch {
 	case !ok:
-		return errInvalid("malformed", "confirm token has no algorithm", err)
+		return errInvalid(errcode.ReasonMalformed, "confirm token has no algorithm", err)
 	case alg != jwt.SigningMethodHS256.Alg():
-		return errInvalid("algorithm", fmt.Sprintf("confirm token is signed with %q; only HS256 is accepted", alg), nil)
+		return errInvalid(errcode.ReasonAlgorithm, fmt.Sprintf("confirm token is signed with %q; only HS256 is accepted", alg), nil)
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
-		return errInvalid("signature", "confirm token signature is invalid: it was not issued for this project's key", nil)
+		return errInvalid(errcode.ReasonSignature, "confirm token signature is invalid: it was not issued for this project's key", nil)
 	default:
-		return errInvalid("malformed", "verify confirm token", err)
+		return errInvalid(errcode.ReasonMalformed, "verify confirm token", err)
 	}
 }
 
@@ -247,22 +242,22 @@ func validID(id string) bool {
 	return true
 }
 
-func errInvalid(reason, msg string, cause error) *errcode.Error {
+func errInvalid(reason errcode.Reason, msg string, cause error) *errcode.Error {
 	e := errcode.New(errcode.ConfirmTokenInvalid, "%s", msg)
 	if cause != nil {
 		e = errcode.Wrap(errcode.ConfirmTokenInvalid, cause, msg)
 	}
-	return e.Reason(reason, "pass the token exactly as 'atlas sync plan' printed it", nextPlan)
+	return e.Reason(reason, errcode.NextPassToken, errcode.NextReplan)
 }
 
 func errWrongProject(got, want string) *errcode.Error {
 	return errcode.New(errcode.ConfirmTokenInvalid, "confirm token is for project %q, not %q", got, want).
-		Reason("wrong_project", "run 'atlas sync plan' in this project to get a token for it")
+		Reason(errcode.ReasonWrongProject, errcode.NextReplan)
 }
 
 func errReplayed() *errcode.Error {
 	return errcode.New(errcode.ConfirmTokenReplayed, "confirm token was already used; each token applies once").
-		Reason("spent", nextPlan)
+		Reason(errcode.ReasonSpent, errcode.NextReplan)
 }
 
 // Peek reads a token's claims WITHOUT checking its signature or expiry. It is only
@@ -270,7 +265,7 @@ func errReplayed() *errcode.Error {
 func (s *Store) Peek(tok string) (Claims, error) {
 	var w wireClaims
 	if _, _, err := jwt.NewParser().ParseUnverified(strings.TrimSpace(tok), &w); err != nil {
-		return Claims{}, errInvalid("malformed", "the confirm token is not a JWT", err)
+		return Claims{}, errInvalid(errcode.ReasonMalformed, "the confirm token is not a JWT", err)
 	}
 	return Claims{PlanHash: w.Subject, SessionID: w.SessionID, ID: w.ID}, nil
 }

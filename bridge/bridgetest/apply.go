@@ -1,55 +1,23 @@
 package bridgetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
-
-type applyParams struct {
-	TxID string    `json:"txId"`
-	Ops  []applyOp `json:"ops"`
-}
-
-type applyOp struct {
-	Op       string                     `json:"op"`
-	Handle   string                     `json:"handle"`
-	Parent   string                     `json:"parent"`
-	Expect   *expectation               `json:"expect"`
-	Set      map[string]json.RawMessage `json:"set"`
-	Instance *Node                      `json:"instance"`
-}
-
-type expectation struct {
-	SourceSHA1 string                     `json:"sourceSha1"`
-	Properties map[string]json.RawMessage `json:"properties"`
-}
-
-// Failure is one failed precondition, as listed in details.failures.
-type Failure struct {
-	Op       int    `json:"op"`
-	Handle   string `json:"handle"`
-	Field    string `json:"field"`
-	Expected any    `json:"expected"`
-	Actual   any    `json:"actual"`
-}
-
-type opResult struct {
-	Op     int    `json:"op"`
-	OK     bool   `json:"ok"`
-	Handle string `json:"handle,omitempty"`
-}
 
 // apply checks every precondition of every op, then applies all ops or none. Like the
 // Studio plugin it runs edits and adds in op order and removes after them, so a
 // failing op never follows a removal; removing an instance already removed (with an
 // ancestor) does nothing, as Destroy does.
 func (p *Plugin) apply(params json.RawMessage) (any, error) {
-	var in applyParams
+	var in protocol.ApplyParams
 	if err := json.Unmarshal(params, &in); err != nil {
 		return nil, badRequest(err)
 	}
@@ -61,11 +29,11 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	}
 
 	var undo []func()
-	results := make([]opResult, len(in.Ops))
+	results := make([]protocol.OpResult, len(in.Ops))
 	for i, op := range in.Ops {
-		results[i] = opResult{Op: i, OK: true}
+		results[i] = protocol.OpResult{Op: i, OK: true}
 		switch op.Op {
-		case "edit":
+		case protocol.OpEdit:
 			u, err := p.edit(p.handles[op.Handle], op.Set)
 			if err != nil {
 				for _, u := range slices.Backward(undo) {
@@ -74,9 +42,10 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 				return nil, errcode.Wrap(errcode.ApplyFailed, err, fmt.Sprintf("apply op %d", i)).With("op", i)
 			}
 			undo = append(undo, u)
-		case "add":
+		case protocol.OpAdd:
 			parent := p.handles[op.Parent]
-			child := op.Instance.Clone()
+			child := nodeOf(op.Instance)
+			_ = child.normalize() // check has seen it succeed
 			parent.Children = append(parent.Children, child)
 			p.parent[child] = parent
 			p.register(child)
@@ -88,7 +57,7 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 		}
 	}
 	for _, op := range in.Ops {
-		if n := p.handles[op.Handle]; op.Op == "remove" && p.alive(n) {
+		if n := p.handles[op.Handle]; op.Op == protocol.OpRemove && p.alive(n) {
 			parent := p.parent[n]
 			at := slices.Index(parent.Children, n)
 			parent.Children = slices.Delete(parent.Children, at, at+1)
@@ -103,13 +72,26 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	if len(p.txIDs) > maxTx {
 		p.txIDs = slices.Delete(p.txIDs, 0, len(p.txIDs)-maxTx)
 	}
-	return map[string]any{"txId": in.TxID, "results": results}, nil
+	return protocol.ApplyResult{TxID: in.TxID, Results: results}, nil
+}
+
+// nodeOf copies an add op's instance into the place's form. Its values are kept
+// as they came: they are checked only when the instance is built, as in Studio.
+func nodeOf(i *protocol.NewInstance) *Node {
+	n := &Node{Name: i.Name, ClassName: i.ClassName, Properties: make(map[string]json.RawMessage, len(i.Properties))}
+	for k, v := range i.Properties {
+		n.Properties[k] = bytes.Clone(v)
+	}
+	for _, c := range i.Children {
+		n.Children = append(n.Children, nodeOf(c))
+	}
+	return n
 }
 
 // edit sets properties of n (Name renames) and returns the func that undoes it. A
 // value that is not a tagged value ({"Type": payload}) is an error, and leaves n as
 // it was.
-func (p *Plugin) edit(n *Node, set map[string]json.RawMessage) (func(), error) {
+func (p *Plugin) edit(n *Node, set protocol.Values) (func(), error) {
 	names := slices.Sorted(maps.Keys(set))
 	for _, k := range names {
 		var v map[string]json.RawMessage
@@ -152,19 +134,19 @@ func (p *Plugin) edit(n *Node, set map[string]json.RawMessage) (func(), error) {
 // check verifies every op before any is applied: handles are live (else E_NOT_FOUND),
 // ops are well formed (else E_BAD_REQUEST) and expectations hold (else
 // E_PRECONDITION_FAILED with all failures).
-func (p *Plugin) check(ops []applyOp) error {
-	var missing []map[string]any
-	var failures []Failure
+func (p *Plugin) check(ops []protocol.Op) error {
+	var missing []protocol.StaleHandle
+	var failures []protocol.Failure
 	for i, op := range ops {
 		var n *Node
 		switch op.Op {
-		case "edit", "remove":
+		case protocol.OpEdit, protocol.OpRemove:
 			var err error
 			if n, err = p.lookup(op.Handle); err != nil {
-				missing = append(missing, map[string]any{"op": i, "handle": op.Handle})
+				missing = append(missing, protocol.StaleHandle{Op: i, Handle: op.Handle})
 				continue
 			}
-			if op.Op == "remove" && n == p.place.Root {
+			if op.Op == protocol.OpRemove && n == p.place.Root {
 				return errcode.New(errcode.BadRequest, "op %d removes game", i)
 			}
 			if _, ok := op.Set["ClassName"]; ok {
@@ -173,15 +155,15 @@ func (p *Plugin) check(ops []applyOp) error {
 			if _, ok := op.Set["Parent"]; ok {
 				return errcode.New(errcode.BadRequest, "op %d sets ClassName or Parent", i)
 			}
-		case "add":
+		case protocol.OpAdd:
 			if _, err := p.lookup(op.Parent); err != nil {
-				missing = append(missing, map[string]any{"op": i, "handle": op.Parent})
+				missing = append(missing, protocol.StaleHandle{Op: i, Handle: op.Parent})
 				continue
 			}
 			if op.Instance == nil {
 				return errcode.New(errcode.BadRequest, "op %d adds no instance", i)
 			}
-			if err := op.Instance.normalize(); err != nil {
+			if err := nodeOf(op.Instance).normalize(); err != nil {
 				return errcode.Wrap(errcode.BadRequest, err, fmt.Sprintf("op %d", i))
 			}
 			continue
@@ -201,18 +183,18 @@ func (p *Plugin) check(ops []applyOp) error {
 	return nil
 }
 
-func expectFailures(op int, handle string, n *Node, want *expectation) []Failure {
+func expectFailures(op int, handle string, n *Node, want *protocol.Expect) []protocol.Failure {
 	if want == nil {
 		return nil
 	}
-	var failures []Failure
-	if want.SourceSHA1 != "" {
+	var failures []protocol.Failure
+	if want.SourceSha1 != "" {
 		got := BlobSHA1(n.Source())
 		if !n.IsScript() {
 			got = ""
 		}
-		if got != want.SourceSHA1 {
-			failures = append(failures, Failure{Op: op, Handle: handle, Field: "Source", Expected: want.SourceSHA1, Actual: got})
+		if got != want.SourceSha1 {
+			failures = append(failures, protocol.Failure{Op: op, Handle: handle, Field: "Source", Expected: want.SourceSha1, Actual: got})
 		}
 	}
 	names := make([]string, 0, len(want.Properties))
@@ -226,56 +208,13 @@ func expectFailures(op int, handle string, n *Node, want *expectation) []Failure
 		if k == "Name" {
 			actual, ok = tagged("String", n.Name), true
 		}
-		if !ok || !Equal(expected, actual) {
+		if !ok || !dom.EqualJSON(expected, actual) {
 			var a any
 			if ok {
 				a = actual
 			}
-			failures = append(failures, Failure{Op: op, Handle: handle, Field: k, Expected: expected, Actual: a})
+			failures = append(failures, protocol.Failure{Op: op, Handle: handle, Field: k, Expected: expected, Actual: a})
 		}
 	}
 	return failures
-}
-
-// Equal compares two tagged values as the host does: decoded as generic JSON, numbers
-// within 1e-4, everything else exactly.
-func Equal(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return equalJSON(x, y)
-}
-
-func equalJSON(x, y any) bool {
-	switch x := x.(type) {
-	case float64:
-		y, ok := y.(float64)
-		return ok && math.Abs(x-y) <= 1e-4
-	case []any:
-		y, ok := y.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := y.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equalJSON(v, w) {
-				return false
-			}
-		}
-		return true
-	default:
-		return x == y
-	}
 }

@@ -50,31 +50,6 @@ func TestLoadPlaceErrors(t *testing.T) {
 	}
 }
 
-func TestEqual(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want bool
-	}{
-		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1.00009,2,2.99991]}`, true},
-		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1.0002,2,3]}`, false},
-		{`{"Vector3":[1,2,3]}`, `{"Vector3":[1,2]}`, false},
-		{`{"Float32":0.1}`, `{"Float64":0.1}`, false},
-		{`{"Bool":true}`, `{"Bool":true}`, true},
-		{`{"Bool":true}`, `{"Bool":false}`, false},
-		{`{"String":"a"}`, `{"String":"a "}`, false},
-		{`{"Enum":2}`, `{"Enum":2}`, true},
-		{`{"CFrame":{"position":[0,5,0],"orientation":[[1,0,0],[0,1,0],[0,0,1]]}}`,
-			`{"CFrame":{"orientation":[[1,0,0.00001],[0,1,0],[0,0,1]],"position":[0,5,0]}}`, true},
-		{`{"OptionalCFrame":null}`, `{"OptionalCFrame":null}`, true},
-		{`{"Enum":2}`, `not json`, false},
-	}
-	for _, tt := range tests {
-		if got := bridgetest.Equal(json.RawMessage(tt.a), json.RawMessage(tt.b)); got != tt.want {
-			t.Errorf("Equal(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestGeneratePlace(t *testing.T) {
 	tests := []struct{ scripts, instances, sourceBytes int }{
 		{0, 10, 0},

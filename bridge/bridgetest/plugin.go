@@ -14,6 +14,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // Plugin is a fake Studio plugin. Set its exported fields before Connect; the place
@@ -154,17 +156,17 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 		_, _ = rand.Read(b[:])
 		p.SessionID = hex.EncodeToString(b[:])
 	}
-	protocol := p.Protocol
-	if protocol == 0 {
-		protocol = 1
+	version := p.Protocol
+	if version == 0 {
+		version = protocol.Version
 	}
-	version := p.PluginVersion
-	if version == "" {
-		version = "0.0.0-test"
+	pluginVersion := p.PluginVersion
+	if pluginVersion == "" {
+		pluginVersion = "0.0.0-test"
 	}
-	hello := map[string]any{
-		"type": "hello", "protocol": protocol, "pluginVersion": version,
-		"placeId": p.PlaceID, "placeName": p.PlaceName, "sessionId": p.SessionID,
+	hello := protocol.Hello{
+		Type: protocol.FrameHello, Protocol: version, PluginVersion: pluginVersion,
+		PlaceID: p.PlaceID, PlaceName: p.PlaceName, SessionID: p.SessionID,
 	}
 	p.mu.Unlock()
 
@@ -186,15 +188,13 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 		deadline = dl
 	}
 	_ = ws.SetReadDeadline(deadline)
-	var answer struct {
-		Type   string `json:"type"`
-		Reason string `json:"reason"`
-	}
+	var answer protocol.Bye // a welcome has the same type field; a bye says why
+
 	if err := ws.ReadJSON(&answer); err != nil {
 		ws.Close()
 		return fmt.Errorf("connect %s: read welcome: %w", url, err)
 	}
-	if answer.Type != "welcome" {
+	if answer.Type != protocol.FrameWelcome {
 		ws.Close()
 		return fmt.Errorf("connect %s: host answered %s: %s", url, answer.Type, answer.Reason)
 	}
@@ -257,13 +257,6 @@ func (c *conn) send(v any) error {
 	return nil
 }
 
-type inbound struct {
-	Type   string          `json:"type"`
-	ID     string          `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
 func (p *Plugin) readLoop(c *conn) {
 	var err error
 	defer func() {
@@ -280,12 +273,12 @@ func (p *Plugin) readLoop(c *conn) {
 		if err != nil {
 			return
 		}
-		var f inbound
+		var f protocol.Request // a cancel is a request without method
 		if json.Unmarshal(data, &f) != nil {
 			continue
 		}
 		switch f.Type {
-		case "request":
+		case protocol.FrameRequest:
 			p.mu.Lock()
 			drop := p.drop[f.Method]
 			delete(p.drop, f.Method)
@@ -297,7 +290,7 @@ func (p *Plugin) readLoop(c *conn) {
 			// Requests are answered concurrently, so a blocked Hook or Review holds
 			// up only its own request.
 			go p.answer(c, f)
-		case "cancel":
+		case protocol.FrameCancel:
 			if p.OnCancel != nil {
 				p.OnCancel(f.ID)
 			}
@@ -306,9 +299,9 @@ func (p *Plugin) readLoop(c *conn) {
 }
 
 // answer handles one request and sends its partials and final response.
-func (p *Plugin) answer(c *conn, req inbound) {
+func (p *Plugin) answer(c *conn, req protocol.Request) {
 	partial := func(seq int, result any) error {
-		return c.send(map[string]any{"type": "partial", "id": req.ID, "seq": seq, "result": result})
+		return c.send(protocol.Partial{Type: protocol.FramePartial, ID: req.ID, Seq: seq, Result: result})
 	}
 	result, err := p.handle(req.Method, req.Params, partial)
 	if err != nil {
@@ -317,18 +310,11 @@ func (p *Plugin) answer(c *conn, req inbound) {
 		if details == nil {
 			details = map[string]any{}
 		}
-		_ = c.send(map[string]any{"type": "response", "id": req.ID, "ok": false,
-			"error": map[string]any{"code": e.Code, "message": e.Message, "details": details}})
+		_ = c.send(protocol.Response{Type: protocol.FrameResponse, ID: req.ID,
+			Error: &protocol.Error{Code: e.Code, Message: e.Message, Details: details}})
 		return
 	}
-	_ = c.send(responseFrame{Type: "response", ID: req.ID, OK: true, Result: result})
-}
-
-type responseFrame struct {
-	Type   string `json:"type"`
-	ID     string `json:"id"`
-	OK     bool   `json:"ok"`
-	Result any    `json:"result"`
+	_ = c.send(protocol.Response{Type: protocol.FrameResponse, ID: req.ID, OK: true, Result: result})
 }
 
 // handle answers one method call.
@@ -339,34 +325,32 @@ func (p *Plugin) handle(method string, params json.RawMessage, partial func(seq 
 		}
 	}
 	switch method {
-	case "snapshot":
+	case protocol.MethodSnapshot:
 		return p.snapshot(params, partial)
-	case "apply":
+	case protocol.MethodApply:
 		return p.apply(params)
-	case "transactions":
+	case protocol.MethodTransactions:
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return map[string]any{"txIds": append([]string{}, p.txIDs...)}, nil
-	case "getScript":
+		return protocol.TransactionsResult{TxIDs: append([]string{}, p.txIDs...)}, nil
+	case protocol.MethodGetScript:
 		return p.getScript(params)
-	case "exec":
-		var in struct {
-			Code string `json:"code"`
-		}
+	case protocol.MethodExec:
+		var in protocol.ExecParams
 		if err := json.Unmarshal(params, &in); err != nil {
 			return nil, badRequest(err)
 		}
 		if p.Exec != nil {
 			return p.Exec(in.Code)
 		}
-		return map[string]any{"success": true, "output": []any{}, "returns": []any{}}, nil
-	case "review":
+		return protocol.ExecResult{Success: true, Output: []protocol.OutputLine{}, Returns: []string{}}, nil
+	case protocol.MethodReview:
 		if p.Review != nil {
 			return p.Review(params)
 		}
 		return acceptDefaults(params)
-	case "ping":
-		return map[string]any{"time": time.Since(p.started).Seconds()}, nil
+	case protocol.MethodPing:
+		return protocol.PingResult{Time: time.Since(p.started).Seconds()}, nil
 	}
 	return nil, errcode.New(errcode.BadRequest, "unknown method %q", method)
 }
@@ -377,26 +361,20 @@ func badRequest(err error) error {
 
 // acceptDefaults answers a review by accepting each change's default selection.
 func acceptDefaults(params json.RawMessage) (any, error) {
-	var in struct {
-		Changes []struct {
-			ID               string `json:"id"`
-			DefaultSelection string `json:"defaultSelection"`
-			Direction        string `json:"direction"`
-		} `json:"changes"`
-	}
+	var in protocol.ReviewParams
 	if err := json.Unmarshal(params, &in); err != nil {
 		return nil, badRequest(err)
 	}
-	selections := map[string]string{}
+	selections := map[string]plan.Direction{}
 	for _, c := range in.Changes {
 		switch {
 		case c.DefaultSelection != "":
 			selections[c.ID] = c.DefaultSelection
-		case c.Direction == "push" || c.Direction == "pull":
+		case c.Direction == plan.Push || c.Direction == plan.Pull:
 			selections[c.ID] = c.Direction
 		default:
-			selections[c.ID] = "skip"
+			selections[c.ID] = plan.Skip
 		}
 	}
-	return map[string]any{"decision": "accept", "selections": selections}, nil
+	return protocol.ReviewResult{Decision: protocol.Accept, Selections: selections}, nil
 }

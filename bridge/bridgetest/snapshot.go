@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // DefaultChunkSize is the snapshot chunk size when a request gives none.
 const DefaultChunkSize = 2000
-
-// Instance is one instance of a snapshot result.
-type Instance = bridge.SnapshotInstance
 
 // sentSource is what the previous snapshot sent of a script.
 type sentSource struct {
@@ -30,7 +27,7 @@ const (
 // snapshot sends the requested instances, in partial frames of at most chunkSize
 // when there are more than chunkSize, and returns the final result.
 func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result any) error) (any, error) {
-	var in bridge.SnapshotParams
+	var in protocol.SnapshotParams
 	if err := json.Unmarshal(params, &in); err != nil {
 		return nil, badRequest(err)
 	}
@@ -57,7 +54,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	if in.AllowUnchanged && in.Reuse != "" && in.Reuse == p.snapshotID && !p.dirty && !asksTags(in.Properties) {
 		id := p.snapshotID
 		p.mu.Unlock()
-		return map[string]any{"instances": []Instance{}, "snapshotId": id, "unchanged": true}, nil
+		return protocol.SnapshotResult{Instances: []protocol.SnapshotInstance{}, SnapshotID: id, Unchanged: true}, nil
 	}
 	p.dirty = false
 	p.handles = map[string]*Node{}
@@ -67,7 +64,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	p.snapshotGen++
 	p.snapshotID = fmt.Sprintf("s%d", p.snapshotGen)
 	snapshotID := p.snapshotID
-	var out []Instance
+	var out []protocol.SnapshotInstance
 	var walk func(n *Node, parent *string, all bool)
 	walk = func(n *Node, parent *string, all bool) {
 		m := marks[n]
@@ -76,7 +73,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 		}
 		all = all || m == markTree
 		h := p.newHandle(n)
-		inst := Instance{
+		inst := protocol.SnapshotInstance{
 			Handle:     h,
 			Parent:     parent,
 			Name:       n.Name,
@@ -102,16 +99,16 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	// them, so they can be encoded outside the lock.
 	seq := 0
 	for len(out) > chunk {
-		if err := partial(seq, map[string]any{"instances": out[:chunk]}); err != nil {
+		if err := partial(seq, protocol.SnapshotPart{Instances: out[:chunk]}); err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "send partial snapshot")
 		}
 		out = out[chunk:]
 		seq++
 	}
 	if out == nil {
-		out = []Instance{}
+		out = []protocol.SnapshotInstance{}
 	}
-	return map[string]any{"instances": out, "snapshotId": snapshotID}, nil
+	return protocol.SnapshotResult{Instances: out, SnapshotID: snapshotID}, nil
 }
 
 // match returns every instance reached by path from the root: a name matches every
@@ -142,8 +139,8 @@ func (p *Plugin) newHandle(n *Node) string {
 
 // readProperties picks the asked properties that n has, plus those always sent:
 // Source of scripts and RunContext of Script.
-func readProperties(n *Node, asked map[string]string) map[string]json.RawMessage {
-	props := make(map[string]json.RawMessage, len(asked)+1)
+func readProperties(n *Node, asked map[string]string) protocol.Values {
+	props := make(protocol.Values, len(asked)+1)
 	for name := range asked {
 		if v, ok := n.Properties[name]; ok {
 			props[name] = v
@@ -189,14 +186,8 @@ func (p *Plugin) path(n *Node) []string {
 	return names
 }
 
-type getScriptParams struct {
-	Handle string   `json:"handle"`
-	Path   []string `json:"path"`
-	Draft  bool     `json:"draft"`
-}
-
 func (p *Plugin) getScript(params json.RawMessage) (any, error) {
-	var in getScriptParams
+	var in protocol.GetScriptParams
 	if err := json.Unmarshal(params, &in); err != nil {
 		return nil, badRequest(err)
 	}
@@ -224,12 +215,12 @@ func (p *Plugin) getScript(params json.RawMessage) (any, error) {
 	if d, ok := p.drafts[n]; ok && in.Draft {
 		src, isDraft = d, true
 	}
-	return map[string]any{
-		"source":     src,
-		"sourceSha1": BlobSHA1(src),
-		"className":  n.ClassName,
-		"isDraft":    isDraft,
-		"path":       p.path(n),
+	return protocol.GetScriptResult{
+		Source:     src,
+		SourceSha1: BlobSHA1(src),
+		ClassName:  n.ClassName,
+		IsDraft:    isDraft,
+		Path:       p.path(n),
 	}, nil
 }
 

@@ -57,7 +57,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err := root.Run(ctx, args); err != nil {
 		var usage *usageError
 		if errors.As(err, &usage) {
-			a.fail("atlas", errcode.New(errcode.Usage, "%s", usage.msg).Reason("usage", "run 'atlas --help' for usage"))
+			a.fail("atlas", errcode.New(errcode.Usage, "%s", usage.msg).Reason(errcode.ReasonUsage, errcode.NextFixRequest))
 			return exitError
 		}
 		a.fail("atlas", err)
@@ -127,16 +127,8 @@ func (a *app) failWith(command string, err error, data any, warnings []string) {
 		return
 	}
 	fmt.Fprintf(a.stderr, "atlas: %s (%s)\n", ce.Message, ce.Code)
-	// Errors from the host arrive through JSON, with []any where the engine had []string.
-	switch next := ce.Details["nextActions"].(type) {
-	case []string:
-		for _, n := range next {
-			fmt.Fprintf(a.stderr, "  next: %s\n", n)
-		}
-	case []any:
-		for _, n := range next {
-			fmt.Fprintf(a.stderr, "  next: %v\n", n)
-		}
+	for _, n := range ce.NextActions() {
+		fmt.Fprintf(a.stderr, "  next: %s\n", cliHint(n, ce.Details))
 	}
 }
 

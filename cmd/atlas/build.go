@@ -3,14 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -19,6 +14,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 type buildData struct {
@@ -42,7 +38,7 @@ func (a *app) buildCommand() *cli.Command {
 			f, ok := fileFormats[ext]
 			if !ok {
 				return errcode.New(errcode.Usage, "output %q must end in .rbxl or .rbxlx (a place), or .rbxm or .rbxmx (a model)", out).
-					Reason("bad_output", "pass -o NAME.rbxl, NAME.rbxlx, NAME.rbxm or NAME.rbxmx")
+					Reason(errcode.ReasonBadOutput, errcode.NextFixRequest)
 			}
 			_, p, err := a.loadProject(c)
 			if err != nil {
@@ -62,7 +58,7 @@ func (a *app) buildCommand() *cli.Command {
 			if !filepath.IsAbs(out) {
 				out = filepath.Join(a.cwd, out)
 			}
-			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+			if err := atomicfile.Output(out, buf.Bytes()); err != nil {
 				return errcode.Wrap(errcode.Internal, err, "write "+out)
 			}
 			d := buildData{Output: out, Format: format, Instances: p.Root.Count(), Bytes: buf.Len()}
@@ -104,46 +100,4 @@ func addRojoDefaults(root *dom.Instance) {
 		}
 		return true
 	})
-}
-
-// writeFileAtomic writes through a temp file, an fsync and a rename, so a reader never sees half a file.
-// The file is created with mode 0666 less the umask (0644 usually), as any tool's output;
-// a file it replaces keeps its mode.
-func writeFileAtomic(path string, data []byte) error {
-	var tmp *os.File
-	for range 100 {
-		f, err := os.OpenFile(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.FormatUint(rand.Uint64(), 36)),
-			os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		tmp = f
-		break
-	}
-	if tmp == nil {
-		return fmt.Errorf("no free temp name beside %s", path)
-	}
-	defer os.Remove(tmp.Name())
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	// Flushed before the rename, so a crash cannot leave the new name on an empty file.
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

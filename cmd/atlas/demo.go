@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/plugin"
@@ -163,7 +164,7 @@ print("edited in Studio")`})
 	}
 	if _, err := h.Apply(ctx, host.ApplyRequest{Token: stale}); err != nil {
 		ce := errcode.As(err)
-		fmt.Fprintf(w, "    refused: %s (%s); appeared %v, changed %v\n", ce.Message, ce.Code, ce.Details["appeared"], ce.Details["changed"])
+		fmt.Fprintf(w, "    refused: %s (%s); appeared %v, changed %v\n", ce.Message, ce.Code, movedPaths(ce.Details["appeared"]), movedPaths(ce.Details["changed"]))
 	} else {
 		return errcode.New(errcode.Internal, "the stale token was accepted")
 	}
@@ -196,4 +197,14 @@ print("edited in Studio")`})
 		return errcode.New(errcode.Internal, "the demo ended with %d change(s) left", len(p.Changes))
 	}
 	return nil
+}
+
+// movedPaths names the changes of a mismatch's details by path.
+func movedPaths(v any) []string {
+	paths := []string{}
+	moved, _ := v.([]apply.Moved)
+	for _, m := range moved {
+		paths = append(paths, m.Path)
+	}
+	return paths
 }

@@ -29,7 +29,7 @@ func (a *app) runPlaceDemo(ctx context.Context, place, dir string) error {
 	}
 	if !host.IsRobloxFile(place) {
 		return errcode.New(errcode.Usage, "--place %q must be a .rbxl, .rbxlx, .rbxm or .rbxmx file", place).
-			Reason("bad_input", "pass --place GAME.rbxl")
+			Reason(errcode.ReasonBadInput, errcode.NextFixRequest)
 	}
 	file, err := host.ReadRobloxFile(place)
 	if err != nil {

@@ -20,7 +20,7 @@ func (a *app) stateDir() (string, error) {
 		tmp, terr := plugin.PrivateTempDir("atlas-state")
 		if terr != nil {
 			return "", errcode.Wrap(errcode.Internal, err, "find the state folder").
-				Reason("no_state_dir", "set ATLAS_STATE_DIR (or HOME)")
+				Reason(errcode.ReasonNoStateDir, errcode.NextSetStateDir)
 		}
 		fmt.Fprintf(a.stderr, "atlas: %v; keeping state in %s\n", err, tmp)
 		return tmp, nil

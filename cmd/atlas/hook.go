@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 // hookMarker identifies a pre-commit hook Atlas wrote; any other hook is never touched.
@@ -34,7 +35,7 @@ func (a *app) hookCommand() *cli.Command {
 					}
 					if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) {
 						return errcode.New(errcode.Busy, "%s exists and was not written by Atlas; leaving it alone", path).
-							Reason("foreign_hook", "add 'atlas drift --staged' to your hook yourself, or move it away and run this again")
+							Reason(errcode.ReasonForeignHook, errcode.NextEditHook)
 					}
 					exe, err := os.Executable()
 					if err != nil {
@@ -53,11 +54,8 @@ exec "$ATLAS" drift --staged
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "create hooks folder")
 					}
-					if err := writeFileAtomic(path, []byte(script)); err != nil {
+					if err := atomicfile.Write(path, []byte(script), 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "write hook")
-					}
-					if err := os.Chmod(path, 0o755); err != nil {
-						return errcode.Wrap(errcode.Internal, err, "make hook executable")
 					}
 					a.emit("hook.install", map[string]string{"path": path, "atlas": exe}, nil, func(w io.Writer) {
 						fmt.Fprintf(w, "installed %s\n", path)
@@ -86,7 +84,7 @@ exec "$ATLAS" drift --staged
 					}
 					if !bytes.Contains(old, []byte(hookMarker)) {
 						return errcode.New(errcode.Busy, "%s was not written by Atlas; leaving it alone", path).
-							Reason("foreign_hook", "edit the hook yourself")
+							Reason(errcode.ReasonForeignHook, errcode.NextEditHook)
 					}
 					if err := os.Remove(path); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "remove hook")
@@ -108,7 +106,7 @@ func (a *app) hookPath(ctx context.Context) (string, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		return "", errcode.New(errcode.NotFound, "not in a git repository (or git is not installed)").
-			Reason("no_repo", "run this inside the project's git repository")
+			Reason(errcode.ReasonNoRepo, errcode.NextUseGitRepo)
 	}
 	p := strings.TrimSpace(string(out))
 	if !filepath.IsAbs(p) {

@@ -66,11 +66,11 @@ func (a *app) initCommand() *cli.Command {
 			}
 			if !host.IsRobloxFile(from) {
 				return errcode.New(errcode.Usage, "--from %q must be a .rbxl, .rbxlx, .rbxm or .rbxmx file", c.String("from")).
-					Reason("bad_input", "pass --from PLACE.rbxl or --from PLACE.rbxlx")
+					Reason(errcode.ReasonBadInput, errcode.NextFixRequest)
 			}
 			dir := a.cwd
 			if c.Args().Len() > 1 {
-				return errcode.New(errcode.Usage, "init takes at most one folder").Reason("bad_args", "atlas init --from PLACE [DIR]")
+				return errcode.New(errcode.Usage, "init takes at most one folder").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
 			if d := c.Args().First(); d != "" {
 				dir = d
@@ -144,7 +144,7 @@ func writeProject(dir string, res *syncback.Result, force bool, stateDir string)
 			shown = shown[:10]
 		}
 		return nil, errcode.New(errcode.PreconditionFailed, "%d file(s) of the project already exist in %s (e.g. %s); nothing was written", len(existing), dir, strings.Join(shown, ", ")).
-			With("files", existing).Reason("files_exist", "init into an empty folder", "pass --force to overwrite them (their old bytes are kept in the journal)")
+			With("files", existing).Reason(errcode.ReasonFilesExist, errcode.NextPassForce)
 	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])

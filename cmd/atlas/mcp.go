@@ -82,7 +82,7 @@ func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir 
 		return nil, err
 	}
 	if err := h.Start(ctx); err != nil {
-		if errcode.As(err).Details["reasonCode"] != "port_in_use" || port == 0 {
+		if errcode.As(err).ReasonCode() != errcode.ReasonPortInUse || port == 0 {
 			return nil, err
 		}
 		logger.Warn("port taken; using a free one (point the plugin at it)", "port", port)

@@ -220,9 +220,13 @@ func (x *oneBinary) testMCPHint(t *testing.T) {
 	if env.OK || len(env.Errors) != 1 || env.Errors[0].Code != "E_STUDIO_NOT_CONNECTED" {
 		t.Fatalf("sync_plan without Studio: %+v", env)
 	}
+	hint, _ := env.Errors[0].Details["hint"].(string)
+	if !strings.Contains(hint, "atlas mcp --emulate") || strings.Contains(hint, "atlas serve") {
+		t.Errorf("hint = %q; want Studio or 'atlas mcp --emulate', never 'atlas serve'", hint)
+	}
 	next, _ := json.Marshal(env.Errors[0].Details["nextActions"])
-	if !strings.Contains(string(next), "atlas mcp --emulate") || strings.Contains(string(next), "atlas serve") {
-		t.Errorf("nextActions = %s; want Studio or 'atlas mcp --emulate', never 'atlas serve'", next)
+	if string(next) != `["connect_studio"]` {
+		t.Errorf("nextActions = %s; want [\"connect_studio\"]", next)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/plugin"
 )
 
@@ -51,8 +52,7 @@ func (a *app) pluginCommand() *cli.Command {
 				Action: a.action("plugin.install", func(ctx context.Context, c *cli.Command) error {
 					dir, err := plugin.PluginsFolder(studioOS, a.getenv)
 					if errors.Is(err, plugin.ErrNoPluginsFolder) {
-						return errcode.New(errcode.NotFound, "%v", err).Reason("no_studio_here",
-							"run 'atlas plugin build -o Atlas.rbxmx' and copy the file to Studio's plugins folder: %LOCALAPPDATA%\\Roblox\\Plugins on Windows, ~/Documents/Roblox/Plugins on macOS")
+						return errcode.New(errcode.NotFound, "%v", err).Reason(errcode.ReasonNoStudioHere, errcode.NextBuildPlugin)
 					}
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "create "+dir)
@@ -77,7 +77,7 @@ func (a *app) writePlugin(out string) (int, error) {
 	if err := plugin.Build(&buf); err != nil {
 		return 0, errcode.Wrap(errcode.Internal, err, "build the plugin")
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+	if err := atomicfile.Output(out, buf.Bytes()); err != nil {
 		return 0, errcode.Wrap(errcode.Internal, err, "write "+out)
 	}
 	return buf.Len(), nil

@@ -29,7 +29,7 @@ func (a *app) scriptCommand() *cli.Command {
 			Action: a.action("script.get", func(ctx context.Context, c *cli.Command) error {
 				id, fsPath := c.String("id"), c.String("fs-path")
 				if (id == "") == (fsPath == "") {
-					return errcode.New(errcode.BadRequest, "give exactly one of --id or --fs-path").Reason("usage", "pass --id ID or --fs-path PATH")
+					return errcode.New(errcode.BadRequest, "give exactly one of --id or --fs-path").Reason(errcode.ReasonUsage, errcode.NextPassScript)
 				}
 				cl, _, err := a.client(c)
 				if err != nil {
@@ -62,19 +62,19 @@ func (a *app) studioCommand() *cli.Command {
 				code := c.String("code")
 				if file := c.Args().First(); file != "" {
 					if code != "" {
-						return errcode.New(errcode.BadRequest, "give --code or a FILE, not both").Reason("usage", "pass one of them")
+						return errcode.New(errcode.BadRequest, "give --code or a FILE, not both").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 					}
 					if !filepath.IsAbs(file) {
 						file = filepath.Join(a.cwd, file)
 					}
 					b, err := os.ReadFile(file)
 					if err != nil {
-						return errcode.Wrap(errcode.NotFound, err, "read "+file).Reason("not_found", "pass a readable file")
+						return errcode.Wrap(errcode.NotFound, err, "read "+file).Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
 					}
 					code = string(b)
 				}
 				if code == "" {
-					return errcode.New(errcode.BadRequest, "nothing to run: pass --code C or a FILE").Reason("usage", "pass --code 'print(1)'")
+					return errcode.New(errcode.BadRequest, "nothing to run: pass --code C or a FILE").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 				}
 				cl, _, err := a.client(c)
 				if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -60,11 +61,11 @@ func (a *app) sourcemapCommand() *cli.Command {
 				opts.project = c.Args().First()
 			default:
 				return errcode.New(errcode.Usage, "sourcemap takes at most one project, got %d arguments", c.Args().Len()).
-					Reason("usage", "run 'atlas sourcemap --help' for usage")
+					Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 			}
 			if opts.watch && a.jsonMode {
 				return errcode.New(errcode.Usage, "--json prints one envelope and --watch runs until interrupted: use one of them").
-					Reason("usage", "run 'atlas sourcemap --help' for usage")
+					Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 			}
 			if opts.output != "" && !filepath.IsAbs(opts.output) {
 				opts.output = filepath.Join(a.cwd, opts.output)
@@ -79,6 +80,15 @@ func (a *app) runSourcemap(ctx context.Context, opts sourcemapOptions) error {
 	if err != nil {
 		return err
 	}
+	// The watch starts before the first build, so an edit made while it builds is
+	// seen and rebuilt.
+	var w *host.TreeWatcher
+	if opts.watch {
+		if w, err = host.WatchTree(loc.Dir); err != nil {
+			return errcode.Wrap(errcode.Internal, err, "watch "+loc.Dir)
+		}
+		defer w.Close()
+	}
 	data, count, warnings, err := buildSourcemap(loc, opts)
 	if err != nil {
 		return err
@@ -89,7 +99,7 @@ func (a *app) runSourcemap(ctx context.Context, opts sourcemapOptions) error {
 	if !opts.watch {
 		return nil
 	}
-	return a.watchSourcemap(ctx, loc, opts, data)
+	return a.watchSourcemap(ctx, w, loc, opts, data)
 }
 
 // buildSourcemap loads the project from disk and renders its sourcemap.
@@ -128,12 +138,7 @@ func (a *app) writeSourcemap(opts sourcemapOptions, data []byte, count int, warn
 // and rewrites it when it differs from the last one written, until ctx ends. A
 // project that fails to load (a file saved half-way through an edit) leaves the
 // last sourcemap in place and is reported on stderr.
-func (a *app) watchSourcemap(ctx context.Context, loc *project.Location, opts sourcemapOptions, last []byte) error {
-	w, err := host.WatchTree(loc.Dir)
-	if err != nil {
-		return errcode.Wrap(errcode.Internal, err, "watch "+loc.Dir)
-	}
-	defer w.Close()
+func (a *app) watchSourcemap(ctx context.Context, w *host.TreeWatcher, loc *project.Location, opts sourcemapOptions, last []byte) error {
 	own := func(name string) bool {
 		// The sourcemap's own writes must not trigger another rebuild.
 		if opts.output == "" || name == "" {
@@ -196,13 +201,13 @@ func settle(ctx context.Context, changes <-chan string) bool {
 	}
 }
 
-// writeFileRetrying is writeFileAtomic, retried briefly on Windows, where the rename
+// writeFileRetrying is atomicfile.Output, retried briefly on Windows, where the rename
 // fails while a reader (luau-lsp, an antivirus scanner) has the old file open.
 func writeFileRetrying(path string, data []byte) error {
-	err := writeFileAtomic(path, data)
+	err := atomicfile.Output(path, data)
 	for wait := 20 * time.Millisecond; err != nil && runtime.GOOS == "windows" && wait <= 640*time.Millisecond; wait *= 2 {
 		time.Sleep(wait)
-		err = writeFileAtomic(path, data)
+		err = atomicfile.Output(path, data)
 	}
 	return err
 }

@@ -89,7 +89,7 @@ func (a *app) syncApplyCommand() *cli.Command {
 			}
 			if c.String("token") == "" {
 				return errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
-					Reason("token_required", "run 'atlas sync plan' and pass its confirmToken with --token")
+					Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
 			}
 			cl, _, err := a.client(c)
 			if err != nil {
@@ -148,7 +148,7 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 			data, err = os.ReadFile(f)
 		}
 		if err != nil {
-			return nil, errcode.Wrap(errcode.BadRequest, err, "read overrides").Reason("bad_overrides", "pass a readable JSON file")
+			return nil, errcode.Wrap(errcode.BadRequest, err, "read overrides").Reason(errcode.ReasonBadOverrides, errcode.NextFixRequest)
 		}
 		ovs, err := parseOverrides(data)
 		if err != nil {
@@ -159,9 +159,9 @@ func (a *app) readOverrides(c *cli.Command) ([]apply.Override, error) {
 	for _, s := range c.StringSlice("override") {
 		id, dir, ok := strings.Cut(s, "=")
 		if !ok || id == "" {
-			return nil, errcode.New(errcode.BadRequest, "--override %q is not ID=push|pull|skip", s).Reason("bad_override", "write --override ID=push")
+			return nil, errcode.New(errcode.BadRequest, "--override %q is not ID=push|pull|skip", s).Reason(errcode.ReasonBadOverride, errcode.NextPassOverride)
 		}
-		out = append(out, apply.Override{ID: strings.TrimSpace(id), Direction: strings.TrimSpace(dir)})
+		out = append(out, apply.Override{ID: strings.TrimSpace(id), Direction: plan.Direction(strings.TrimSpace(dir))})
 	}
 	if err := apply.ValidateOverrides(out); err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func parseOverrides(data []byte) ([]apply.Override, error) {
 		if err != nil {
 			e = errcode.Wrap(errcode.BadRequest, err, "overrides must be "+overridesShape)
 		}
-		return e.Reason("bad_overrides", "fix the overrides file: "+overridesShape+", [] for none")
+		return e.Reason(errcode.ReasonBadOverrides, errcode.NextFixRequest)
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -221,7 +221,7 @@ func (a *app) syncInteractive(ctx context.Context, c *cli.Command) error {
 	}
 	prefer := c.String("prefer")
 	if prefer != "" && prefer != "disk" && prefer != "studio" {
-		return errcode.New(errcode.BadRequest, "--prefer must be disk or studio").Reason("usage", "pass --prefer disk or --prefer studio")
+		return errcode.New(errcode.BadRequest, "--prefer must be disk or studio").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 	}
 	cl, _, err := a.client(c)
 	if err != nil {
@@ -256,12 +256,12 @@ func (a *app) syncInteractive(ctx context.Context, c *cli.Command) error {
 	if !c.Bool("yes") {
 		if a.jsonMode {
 			return errcode.New(errcode.ConfirmRequired, "confirmation required: pass --yes with --json").
-				Reason("confirm_required", "review the plan, then run 'atlas sync --yes --json' or 'atlas sync apply --token …'")
+				Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm)
 		}
 		fmt.Fprint(a.stdout, "Apply these changes? [y/N] ")
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-			return errcode.New(errcode.ConfirmRequired, "not applied: you did not confirm").Reason("not_confirmed", "run 'atlas sync' again when ready")
+			return errcode.New(errcode.ConfirmRequired, "not applied: you did not confirm").Reason(errcode.ReasonNotConfirmed, errcode.NextRetry)
 		}
 	}
 	res, err := cl.Apply(ctx, host.ApplyRequest{SessionID: c.String("session"), Token: d.ConfirmToken, Overrides: overrides, SkipUnresolved: c.Bool("skip-unresolved")})
@@ -286,7 +286,8 @@ func renderPlan(w io.Writer, d *host.PlanData, diff bool) {
 	}
 	fmt.Fprintf(w, "%d change(s): %d push, %d pull, %d unresolved\n", s.Total, s.Push, s.Pull, s.Unresolved)
 	groups := []struct {
-		dir, title string
+		dir   plan.Direction
+		title string
 	}{{plan.Push, "Push (disk → Studio)"}, {plan.Pull, "Pull (Studio → disk)"}, {"", "Unresolved (choose with --override ID=push|pull|skip)"}}
 	for _, g := range groups {
 		var list []*plan.Change

@@ -98,12 +98,12 @@ func Open(dir string) (*Root, error) {
 	abs, err := filepath.EvalSymlinks(given)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "open project folder "+dir).
-			Reason("project_folder", "check that the project folder exists and can be read")
+			Reason(errcode.ReasonProjectFolder, errcode.NextFixPermissions)
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "open project folder "+dir).
-			Reason("project_folder", "check that the project folder exists and can be read")
+			Reason(errcode.ReasonProjectFolder, errcode.NextFixPermissions)
 	}
 	return &Root{root: root, abs: abs, given: given}, nil
 }
@@ -329,7 +329,7 @@ func validTag(tag string) error {
 	}
 	if !ok {
 		return errcode.New(errcode.Usage, "file operation tag %q is not 1 to %d of A-Z a-z 0-9 _ -", tag, maxTagLen).
-			Reason("bad_tag", "pass the transaction id as the tag")
+			Reason(errcode.ReasonBadTag)
 	}
 	return nil
 }
@@ -374,7 +374,7 @@ func (r *Root) swap(name, expect string, data []byte, o Options) (Result, error)
 			// Still refused when the retries ran out (Windows: an editor or a
 			// scanner holds the file without sharing).
 			err = errcode.Wrap(errcode.Busy, err, "").
-				Reason("file_in_use", "close "+name+" in the program that holds it open, then try again")
+				Reason(errcode.ReasonFileInUse, errcode.NextCloseFile).With("file", name)
 		}
 		err = diskfull.Wrap(err, verb+" "+name)
 	}

@@ -32,7 +32,7 @@ const (
 func (r *Root) resolve(name string) (dir, base string, err error) {
 	if !validName(name) {
 		return "", "", errcode.New(errcode.ProjectInvalid, "%q is not a clean path inside the project folder", name).
-			Reason("bad_path", "name files by their slash-separated path relative to the project folder").
+			Reason(errcode.ReasonBadPath, errcode.NextFixRequest).
 			With("path", name)
 	}
 	dir, base = path.Split(name)
@@ -111,7 +111,7 @@ func (r *Root) follow(name, p string) (string, error) {
 		}
 		if links++; links > maxLinks {
 			return "", errcode.New(errcode.ProjectInvalid, "%s: more than %d symbolic links on the way (a loop?)", name, maxLinks).
-				Reason("symlink", "replace the symbolic links on the way to "+name+" with real folders").
+				Reason(errcode.ReasonSymlink, errcode.NextFixSymlink).
 				With("path", name)
 		}
 		link = cur
@@ -164,7 +164,7 @@ func split(p string) []string {
 func (r *Root) outside(name, link, target string) error {
 	e := errcode.New(errcode.ProjectInvalid, "%s: %s is a symbolic link to %s, outside the project folder; Atlas reads and writes only inside it",
 		name, link, target).
-		Reason("symlink_outside_project", "move the files into the project folder, or replace the link "+link+" with a real folder or file").
+		Reason(errcode.ReasonSymlinkOutsideProject, errcode.NextFixSymlink).With("link", link).
 		With("path", name).With("link", link)
 	e.Err = ErrOutsideRoot
 	return e
@@ -177,7 +177,7 @@ func (r *Root) symlinkError(name, link, what string) error {
 		what = "a symbolic link"
 	}
 	e := errcode.New(errcode.ProjectInvalid, "%s: %s is %s; Atlas never replaces a link with a file", name, link, what).
-		Reason("symlink", "replace the link "+link+" with the file itself, or leave this change out").
+		Reason(errcode.ReasonSymlink, errcode.NextFixSymlink).With("link", link).
 		With("path", name).With("link", link)
 	e.Err = ErrSymlink
 	return e

@@ -7,7 +7,7 @@ import (
 )
 
 // ReasonCode is the details.reasonCode of the errors Wrap returns.
-const ReasonCode = "disk_full"
+const ReasonCode = errcode.ReasonDiskFull
 
 // Is reports whether err, or any error in its chain, says that the disk or the
 // user's quota is full: ENOSPC or EDQUOT on Unix, ERROR_DISK_FULL or
@@ -40,5 +40,5 @@ func Wrap(err error, msg string) error {
 		return err
 	}
 	return errcode.Wrap(errcode.DiskFull, err, msg).
-		Reason(ReasonCode, "free space on the disk (or raise the quota), then run the command again")
+		Reason(ReasonCode, errcode.NextFreeDisk)
 }

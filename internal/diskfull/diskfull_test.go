@@ -48,7 +48,7 @@ func TestWrap(t *testing.T) {
 	if e.Code != errcode.DiskFull {
 		t.Fatalf("Wrap(disk full).Code = %s, want %s", e.Code, errcode.DiskFull)
 	}
-	if got := e.Details["reasonCode"]; got != diskfull.ReasonCode {
+	if got := e.Details["reasonCode"]; got != string(diskfull.ReasonCode) {
 		t.Errorf("reasonCode = %v, want %s", got, diskfull.ReasonCode)
 	}
 	if !errors.Is(err, diskFullErrno) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,7 +19,7 @@ import (
 const FileName = "host.lock"
 
 // ReasonCode is the details.reasonCode of the E_BUSY error of a second host.
-const ReasonCode = "host_running"
+const ReasonCode = errcode.ReasonHostRunning
 
 // waitHolder bounds how long Acquire waits for the holder to record itself (it
 // writes right after it locks) or to finish letting go.
@@ -55,13 +54,13 @@ type Lock struct {
 func Acquire(dir string, h Holder) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "host lock").
-			Reason("state_dir", "check that the state directory "+dir+" is writable")
+			Reason(errcode.ReasonStateDir, errcode.NextFixPermissions).With("dir", dir)
 	}
 	path := filepath.Join(dir, FileName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "host lock").
-			Reason("state_dir", "check that "+path+" can be written")
+			Reason(errcode.ReasonStateDir, errcode.NextFixPermissions).With("file", path)
 	}
 	deadline := time.Now().Add(waitHolder)
 	for {
@@ -182,10 +181,6 @@ func busy(h Holder, path string) error {
 	default:
 		e = errcode.New(errcode.Busy, "another Atlas host is running for this project (pid %d, port %d)", h.PID, h.Port)
 	}
-	stop := "stop the other host first"
-	if h.PID != 0 {
-		stop = fmt.Sprintf("stop the other host (pid %d) first", h.PID)
-	}
-	return e.Reason(ReasonCode, "use the running host: atlas commands in this project connect to it", stop).
+	return e.Reason(ReasonCode, errcode.NextUseRunningHost, errcode.NextStopHost).
 		With("pid", h.PID).With("port", h.Port)
 }

@@ -85,7 +85,7 @@ func TestSecondHandleIsBusyUntilClose(t *testing.T) {
 	first := acquire(t, dir, 0)
 
 	_, err := hostlock.Acquire(dir, hostlock.Holder{PID: 99999, Port: 2})
-	want := outcome{Code: string(errcode.Busy), Reason: hostlock.ReasonCode, PID: os.Getpid(), Port: 0}
+	want := outcome{Code: string(errcode.Busy), Reason: string(hostlock.ReasonCode), PID: os.Getpid(), Port: 0}
 	if diff := cmp.Diff(want, outcomeOf(err)); diff != "" {
 		t.Errorf("second Acquire before SetPort (-want +got):\n%s", diff)
 	}
@@ -147,7 +147,7 @@ func TestGoroutinesRace(t *testing.T) {
 			t.Fatalf("round %d: nobody got the lock: %+v", round, outcomes)
 		}
 		for i, o := range outcomes {
-			want := outcome{Code: string(errcode.Busy), Reason: hostlock.ReasonCode, PID: os.Getpid(), Port: 1000 + winner}
+			want := outcome{Code: string(errcode.Busy), Reason: string(hostlock.ReasonCode), PID: os.Getpid(), Port: 1000 + winner}
 			if i != winner && o != want {
 				t.Errorf("round %d: goroutine %d = %+v, want %+v", round, i, o, want)
 			}
@@ -241,7 +241,7 @@ func TestProcessesStartedTogether(t *testing.T) {
 		if ob.OK {
 			winner, lo, winPort = b, oa, 1002
 		}
-		want := outcome{Code: string(errcode.Busy), Reason: hostlock.ReasonCode, PID: winner.cmd.Process.Pid, Port: winPort}
+		want := outcome{Code: string(errcode.Busy), Reason: string(hostlock.ReasonCode), PID: winner.cmd.Process.Pid, Port: winPort}
 		if oa.OK == ob.OK || lo != want {
 			t.Errorf("round %d: first %+v, second %+v; want exactly one ok and the other %+v", round, oa, ob, want)
 			continue

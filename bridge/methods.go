@@ -1,0 +1,74 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/atlas-rbx/atlas/protocol"
+)
+
+// The methods of the plugin protocol, typed. Each is Call with the method's params
+// and result types.
+
+// Snapshot asks for the instances p names (PROTOCOL.md "snapshot").
+func (s *Session) Snapshot(ctx context.Context, p protocol.SnapshotParams) (*protocol.SnapshotResult, error) {
+	var res protocol.SnapshotResult
+	if err := s.Call(ctx, protocol.MethodSnapshot, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Apply sends ops: the plugin applies all of them or none.
+func (s *Session) Apply(ctx context.Context, p protocol.ApplyParams) (*protocol.ApplyResult, error) {
+	var res protocol.ApplyResult
+	if err := s.Call(ctx, protocol.MethodApply, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Transactions lists the transactions the plugin applied recently, newest last.
+func (s *Session) Transactions(ctx context.Context) (*protocol.TransactionsResult, error) {
+	var res protocol.TransactionsResult
+	if err := s.Call(ctx, protocol.MethodTransactions, nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// GetScript reads a script's text as Studio has it.
+func (s *Session) GetScript(ctx context.Context, p protocol.GetScriptParams) (*protocol.GetScriptResult, error) {
+	var res protocol.GetScriptResult
+	if err := s.Call(ctx, protocol.MethodGetScript, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Exec runs Luau code in Studio.
+func (s *Session) Exec(ctx context.Context, p protocol.ExecParams) (*protocol.ExecResult, error) {
+	var res protocol.ExecResult
+	if err := s.Call(ctx, protocol.MethodExec, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Review shows changes in the plugin's review panel and waits for the person;
+// give ctx a deadline that allows for one.
+func (s *Session) Review(ctx context.Context, p protocol.ReviewParams) (*protocol.ReviewResult, error) {
+	var res protocol.ReviewResult
+	if err := s.Call(ctx, protocol.MethodReview, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Ping asks the plugin for its clock: a liveness probe above WebSocket pings.
+func (s *Session) Ping(ctx context.Context) (*protocol.PingResult, error) {
+	var res protocol.PingResult
+	if err := s.Call(ctx, protocol.MethodPing, nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

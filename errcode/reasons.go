@@ -1,0 +1,263 @@
+package errcode
+
+// Reason is a stable snake_case code that says why a command refused or failed:
+// an error's details.reasonCode. Scripts and agents branch on it; never rename one.
+// An error without one gets its code's name in snake case in the envelope
+// ("E_BUSY" → "busy").
+type Reason string
+
+// Confirm tokens (package token).
+const (
+	// ReasonMissing: apply was given no confirm token.
+	ReasonMissing Reason = "missing"
+	// ReasonTokenRequired: apply was given no confirm token (said by the host and
+	// the CLI before the token store is asked).
+	ReasonTokenRequired Reason = "token_required"
+	// ReasonMalformed: the token is not a well-formed confirm token (or a claim is
+	// missing); also a spend of claims Verify did not return.
+	ReasonMalformed Reason = "malformed"
+	// ReasonAlgorithm: the token is signed with another algorithm than HS256.
+	ReasonAlgorithm Reason = "algorithm"
+	// ReasonSignature: the signature is not this project's key's.
+	ReasonSignature Reason = "signature"
+	// ReasonIssuer: the token was not issued by Atlas.
+	ReasonIssuer Reason = "issuer"
+	// ReasonNotYetValid: the token's issue time is in the future.
+	ReasonNotYetValid Reason = "not_yet_valid"
+	// ReasonExpired: the token's exp has passed.
+	ReasonExpired Reason = "expired"
+	// ReasonWrongProject: the token was issued for another project.
+	ReasonWrongProject Reason = "wrong_project"
+	// ReasonWrongSession: the token was issued against another Studio session.
+	ReasonWrongSession Reason = "wrong_session"
+	// ReasonSpent: the token was already used by a successful apply.
+	ReasonSpent Reason = "spent"
+	// ReasonMissingPlanHash: a token was asked for without a plan hash.
+	ReasonMissingPlanHash Reason = "missing_plan_hash"
+	// ReasonMissingSession: a token was asked for without a Studio session.
+	ReasonMissingSession Reason = "missing_session"
+	// ReasonBadTTL: a token was asked for with a lifetime out of range.
+	ReasonBadTTL Reason = "bad_ttl"
+	// ReasonRandom: the system's random source failed.
+	ReasonRandom Reason = "random"
+	// ReasonSign: signing the token failed.
+	ReasonSign Reason = "sign"
+	// ReasonMissingProject: the token store was opened without a project id.
+	ReasonMissingProject Reason = "missing_project"
+	// ReasonMissingDir: the token store was opened without a folder.
+	ReasonMissingDir Reason = "missing_dir"
+	// ReasonStateDir: the state folder cannot be created.
+	ReasonStateDir Reason = "state_dir"
+	// ReasonKeyWrite: the project's token key cannot be written.
+	ReasonKeyWrite Reason = "key_write"
+	// ReasonKeyInvalid: the project's token key cannot be read or is not a key.
+	ReasonKeyInvalid Reason = "key_invalid"
+	// ReasonLedgerIO: the ledger of spent tokens cannot be read or written.
+	ReasonLedgerIO Reason = "ledger_io"
+)
+
+// Apply and undo (package apply).
+const (
+	// ReasonPlanChanged: the plan of now is not the plan the token confirms;
+	// details.appeared, vanished and changed name what moved.
+	ReasonPlanChanged Reason = "plan_changed"
+	// ReasonBadOverride: an override has no id, a direction other than push, pull
+	// or skip, or names a change twice.
+	ReasonBadOverride Reason = "bad_override"
+	// ReasonBadOverrides: an overrides file is not one JSON array of override
+	// objects with nothing after it (null, an object, trailing text), or cannot be read.
+	ReasonBadOverrides Reason = "bad_overrides"
+	// ReasonUnknownID: an override names a change that is not in the plan.
+	ReasonUnknownID Reason = "unknown_id"
+	// ReasonOverridePrecondition: an override's studioHash, diskHash or
+	// expectedProperties does not hold; details.failures lists them.
+	ReasonOverridePrecondition Reason = "override_precondition"
+	// ReasonUnresolved: changes have no direction; details.ids lists them.
+	ReasonUnresolved Reason = "unresolved"
+	// ReasonClassChangeLosesChildren: pushing a class change would delete Studio
+	// children the project does not have.
+	ReasonClassChangeLosesChildren Reason = "class_change_loses_children"
+	// ReasonParentNotOnDisk: a pulled instance's parent is not on disk.
+	ReasonParentNotOnDisk Reason = "parent_not_on_disk"
+	// ReasonDiskMoved: a file changed after the plan was recomputed.
+	ReasonDiskMoved Reason = "disk_moved"
+	// ReasonDiskNotWritable: a folder the apply writes in cannot be written.
+	ReasonDiskNotWritable Reason = "disk_not_writable"
+	// ReasonDiskCommitFailed: Studio was written but disk could not be finished;
+	// the transaction stays open and the host finishes it when it starts.
+	ReasonDiskCommitFailed Reason = "disk_commit_failed"
+	// ReasonStudioLostDuringApply: Studio stopped answering after the patch was
+	// sent; the transaction stays open until Studio says what it applied.
+	ReasonStudioLostDuringApply Reason = "studio_lost_during_apply"
+	// ReasonStudioMoved: Studio refused the patch because something changed there
+	// (a precondition failed, or an instance left).
+	ReasonStudioMoved Reason = "studio_moved"
+	// ReasonStudioApplyFailed: an op failed in Studio, which rolled the patch back.
+	ReasonStudioApplyFailed Reason = "studio_apply_failed"
+	// ReasonNothingToUndo: no committed, not yet undone transaction matches.
+	ReasonNothingToUndo Reason = "nothing_to_undo"
+	// ReasonChangedSince: what a transaction wrote changed since, so undo would
+	// overwrite newer work.
+	ReasonChangedSince Reason = "changed_since"
+)
+
+// Pulled changes the project's files cannot hold (package project's Refusal).
+const (
+	// ReasonClassChanged: a pull would change an instance's class.
+	ReasonClassChanged Reason = "class_changed"
+	// ReasonNameChanged: a pull would rename an instance (a remove and an add).
+	ReasonNameChanged Reason = "name_changed"
+	// ReasonGeneratedSource: the Source is generated from a .json, .toml or .yaml
+	// file.
+	ReasonGeneratedSource Reason = "generated_source"
+	// ReasonSourceNotLoaded: Studio sent no Source for the script.
+	ReasonSourceNotLoaded Reason = "source_not_loaded"
+	// ReasonInModelFile: the instance is stored inside a model file.
+	ReasonInModelFile Reason = "in_model_file"
+	// ReasonNotOnDisk: the instance has no file.
+	ReasonNotOnDisk Reason = "not_on_disk"
+	// ReasonPropertyRemoved: Studio has no value and the file cannot drop it.
+	ReasonPropertyRemoved Reason = "property_removed"
+	// ReasonUnwritableValue: the value has no form in a file.
+	ReasonUnwritableValue Reason = "unwritable_value"
+	// ReasonParentNotAFolder: the new instance's parent is not a folder.
+	ReasonParentNotAFolder Reason = "parent_not_a_folder"
+	// ReasonUnsafeName: the name cannot be a file name on every system.
+	ReasonUnsafeName Reason = "unsafe_name"
+	// ReasonPathExists: a file or folder is already where the new one goes.
+	ReasonPathExists Reason = "path_exists"
+	// ReasonDuplicateName: a sibling already has that name.
+	ReasonDuplicateName Reason = "duplicate_name"
+	// ReasonNoFileForm: the project's settings give no file for the class.
+	ReasonNoFileForm Reason = "no_file_form"
+	// ReasonProjectNode: the instance is declared in a project file.
+	ReasonProjectNode Reason = "project_node"
+	// ReasonSymlink: the file or folder to write or delete is, or holds, a symbolic
+	// link inside the project; Atlas never replaces a link with a file.
+	ReasonSymlink Reason = "symlink"
+)
+
+// The project and its base (packages project and host).
+const (
+	// ReasonNoProject: no project file was found.
+	ReasonNoProject Reason = "no_project"
+	// ReasonProjectInvalid: the project file or a file it maps is invalid;
+	// details.file (and line, column) say where.
+	ReasonProjectInvalid Reason = "project_invalid"
+	// ReasonNotAPlace: the project's root is not a DataModel.
+	ReasonNotAPlace Reason = "not_a_place"
+	// ReasonBadRevision: the base revision names no commit.
+	ReasonBadRevision Reason = "bad_revision"
+	// ReasonBaseInvalid: the project does not load at the base commit.
+	ReasonBaseInvalid Reason = "base_invalid"
+	// ReasonOutsideProject: a path leaves the project folder.
+	ReasonOutsideProject Reason = "outside_project"
+	// ReasonNotFound: no instance or file matches what was named.
+	ReasonNotFound Reason = "not_found"
+	// ReasonNotAScript: the instance named is not a script.
+	ReasonNotAScript Reason = "not_a_script"
+)
+
+// Hosts, Studio sessions and the emulator (packages host and bridge).
+const (
+	// ReasonNoHost: no host is running for the project, or it does not answer.
+	ReasonNoHost Reason = "no_host"
+	// ReasonHostRunning: another host already serves the project.
+	ReasonHostRunning Reason = "host_running"
+	// ReasonPortInUse: the port cannot be listened on.
+	ReasonPortInUse Reason = "port_in_use"
+	// ReasonBusy: another mutating command is running for the project.
+	ReasonBusy Reason = "busy"
+	// ReasonTransactionPending: an earlier transaction is still open: Studio has
+	// not said whether it applied it.
+	ReasonTransactionPending Reason = "transaction_pending"
+	// ReasonNoStudio: no Studio session is connected.
+	ReasonNoStudio Reason = "no_studio"
+	// ReasonSeveralStudios: several Studio sessions are connected and none was
+	// named; details.sessions lists them.
+	ReasonSeveralStudios Reason = "several_studios"
+	// ReasonStudioNotConnected: no Studio session is connected (said by the bridge).
+	ReasonStudioNotConnected Reason = "studio_not_connected"
+	// ReasonSessionNotConnected: the named Studio session is not connected;
+	// details.sessions lists those that are.
+	ReasonSessionNotConnected Reason = "session_not_connected"
+	// ReasonSeveralSessions: several sessions are connected (said by the bridge).
+	ReasonSeveralSessions Reason = "several_sessions"
+	// ReasonStudioDisconnected: the Studio session ended during the request.
+	ReasonStudioDisconnected Reason = "studio_disconnected"
+	// ReasonPayloadTooLarge: a request or a plugin frame is over its size limit.
+	ReasonPayloadTooLarge Reason = "payload_too_large"
+	// ReasonNoEmulator: the Studio emulator (with its node modules) was not found.
+	ReasonNoEmulator Reason = "no_emulator"
+	// ReasonNoNode: Node.js, which runs the emulator, is not installed.
+	ReasonNoNode Reason = "no_node"
+)
+
+// Requests and the CLI's own refusals (packages host, mcpserver and cmd/atlas).
+const (
+	// ReasonBadRequest: a request's fields are missing, extra or malformed.
+	ReasonBadRequest Reason = "bad_request"
+	// ReasonUsage: a command's flags or arguments are wrong.
+	ReasonUsage Reason = "usage"
+	// ReasonBadMode: atlas_sync was given an unknown mode.
+	ReasonBadMode Reason = "bad_mode"
+	// ReasonBadOutput: the output file's extension names no known format.
+	ReasonBadOutput Reason = "bad_output"
+	// ReasonConfirmRequired: a command that writes was not confirmed.
+	ReasonConfirmRequired Reason = "confirm_required"
+	// ReasonNotConfirmed: the person answered no when asked to confirm.
+	ReasonNotConfirmed Reason = "not_confirmed"
+	// ReasonForeignHook: a git hook Atlas did not write is in the way.
+	ReasonForeignHook Reason = "foreign_hook"
+	// ReasonNoRepo: the command needs a git repository and there is none.
+	ReasonNoRepo Reason = "no_repo"
+	// ReasonNoStudioHere: Roblox Studio's plugins folder was not found on this
+	// machine.
+	ReasonNoStudioHere Reason = "no_studio_here"
+	// ReasonBadInput: a file named on the command line has the wrong kind (its
+	// extension names no format the command reads).
+	ReasonBadInput Reason = "bad_input"
+	// ReasonBadArgs: a command was given more or other positional arguments than
+	// it takes.
+	ReasonBadArgs Reason = "bad_args"
+	// ReasonFilesExist: the command would overwrite existing files (details.files)
+	// and was not told to.
+	ReasonFilesExist Reason = "files_exist"
+	// ReasonNoStateDir: no per-user state folder could be found (no
+	// ATLAS_STATE_DIR, no home folder).
+	ReasonNoStateDir Reason = "no_state_dir"
+	// ReasonInvalidArguments: an MCP tool's arguments do not match its
+	// inputSchema.
+	ReasonInvalidArguments Reason = "invalid_arguments"
+	// ReasonFastfailUnresolved: atlas_sync in fastfail mode found changes without
+	// a direction (details.ids) or overrides whose preconditions fail
+	// (details.failures), and applied nothing.
+	ReasonFastfailUnresolved Reason = "fastfail_unresolved"
+	// ReasonBadPlaceFile: a place or model file cannot be read (details.file).
+	ReasonBadPlaceFile Reason = "bad_place_file"
+)
+
+// The emulator's runtime and the user's machine (packages plugin, internal/…).
+const (
+	// ReasonNoCache: no writable per-user cache folder for the emulator's files.
+	ReasonNoCache Reason = "no_cache"
+	// ReasonNodeBroken: node is on PATH but does not run (details.path).
+	ReasonNodeBroken Reason = "node_broken"
+	// ReasonNodeTooOld: node is older than the emulator needs (details.version).
+	ReasonNodeTooOld Reason = "node_too_old"
+	// ReasonBadPath: a file path is not a clean path relative to the project
+	// folder.
+	ReasonBadPath Reason = "bad_path"
+	// ReasonSymlinkOutsideProject: a symbolic link on the way to a file leads
+	// outside the project folder (details.link, details.target).
+	ReasonSymlinkOutsideProject Reason = "symlink_outside_project"
+	// ReasonProjectFolder: the project folder cannot be opened.
+	ReasonProjectFolder Reason = "project_folder"
+	// ReasonBadTag: a file operation was given no transaction tag (a bug).
+	ReasonBadTag Reason = "bad_tag"
+	// ReasonFileInUse: another program holds the file open and it cannot be
+	// renamed (Windows; details.file).
+	ReasonFileInUse Reason = "file_in_use"
+	// ReasonDiskFull: the disk (or the user's quota) is full.
+	ReasonDiskFull Reason = "disk_full"
+)

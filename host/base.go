@@ -1,0 +1,136 @@
+package host
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// baseLoader loads the project at a base revision, the tree B of the decision
+// table, from the git repository it holds for the host's life (found on first
+// use; a repository made later is found by a later use). It keeps the latest base
+// it loaded, so a plan against the same commit reads nothing.
+//
+// mu is a leaf lock: it guards repo and latest, and nothing is called with it held
+// that takes another lock.
+type baseLoader struct {
+	loc *project.Location
+
+	mu     sync.Mutex
+	repo   *gitblob.Repo
+	latest *base
+}
+
+// base is the project at a base commit. The project's tree is shared by every plan
+// against that commit; only hashes writes into it, once.
+type base struct {
+	commit string
+	ref    string
+	fsys   fs.FS
+	proj   *project.Project
+	// resolve gives every base script its Source hash, once per commit.
+	resolve *sync.Once
+}
+
+// repository returns the project's git repository, nil when there is none (yet).
+func (l *baseLoader) repository() (*gitblob.Repo, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.repo != nil {
+		return l.repo, nil
+	}
+	repo, err := gitblob.Discover(l.loc.Dir)
+	if errors.Is(err, gitblob.ErrNoRepo) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "open git repository")
+	}
+	l.repo = repo
+	return repo, nil
+}
+
+// load builds the project at rev (default HEAD). No repository, an unborn HEAD, or
+// a commit without the project file is "no base": (nil, nil).
+func (l *baseLoader) load(rev string) (*base, error) {
+	repo, err := l.repository()
+	if repo == nil || err != nil {
+		return nil, err
+	}
+	commit, err := repo.Resolve(rev)
+	if errors.Is(err, gitblob.ErrNoBase) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.NotFound, err, "resolve base revision "+strconv.Quote(rev)).
+			Reason(errcode.ReasonBadRevision, errcode.NextPassBase)
+	}
+	ref := rev
+	if rev == "" || rev == "HEAD" {
+		if r, err := repo.HeadRef(); err == nil && r != "" {
+			ref = r
+		} else {
+			ref = "HEAD"
+		}
+	}
+	l.mu.Lock()
+	if l.latest != nil && l.latest.commit == commit {
+		b := *l.latest
+		l.mu.Unlock()
+		b.ref = ref
+		return &b, nil
+	}
+	l.mu.Unlock()
+	fsys, err := repo.CommitFS(commit)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
+	}
+	if _, err := fs.Stat(fsys, l.loc.FileInFS); err != nil {
+		return nil, nil // the project file is not committed yet
+	}
+	p, err := project.Load(fsys, l.loc.FileInFS, project.Options{DirName: l.loc.DirName(), HashOnly: true})
+	if err != nil {
+		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
+			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)
+	}
+	b := &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}
+	l.mu.Lock()
+	l.latest = b
+	l.mu.Unlock()
+	return b, nil
+}
+
+// stagedFiles lists the files being committed, relative to the project folder.
+func (l *baseLoader) stagedFiles() ([]string, error) {
+	repo, err := l.repository()
+	if err != nil {
+		return nil, err
+	}
+	if repo == nil {
+		return []string{}, nil
+	}
+	paths, err := repo.StagedChanges()
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "read the git index")
+	}
+	out := []string{}
+	for _, p := range paths {
+		if rel, ok := within(l.loc.Dir, filepath.Join(repo.Root(), filepath.FromSlash(p))); ok {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// hashes gives the base scripts their Source hash the first time a plan needs
+// them; the disk and Studio trees spare reading most blobs.
+func (b *base) hashes(disk, studio map[string]*dom.Instance) {
+	b.resolve.Do(func() { b.proj.ResolveSourceHashes(b.fsys, disk, studio) })
+}

@@ -1,0 +1,148 @@
+package host
+
+import (
+	"context"
+	"time"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/protocol"
+)
+
+// The engine calls that look into Studio or run code there.
+
+// Script reads a script as Studio has it, found by id or by its file.
+func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
+	if (req.ID == "") == (req.FsPath == "") {
+		return nil, errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
+	}
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	disk, err := h.loadDisk()
+	if err != nil {
+		return nil, err
+	}
+	var target *dom.Instance
+	if req.ID != "" {
+		target = disk.Root.Index()[req.ID]
+		if target == nil {
+			target, err = h.findOffDisk(ctx, s, disk.Root, req.ID)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if target == nil {
+			return nil, errcode.New(errcode.NotFound, "no instance with id %s", req.ID).
+				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
+		}
+	} else {
+		rel, err := h.relPath(req.FsPath)
+		if err != nil {
+			return nil, err
+		}
+		disk.Root.Walk(func(x *dom.Instance) bool {
+			if target == nil && x.FsPath == rel {
+				target = x
+			}
+			return target == nil
+		})
+		if target == nil {
+			return nil, errcode.New(errcode.NotFound, "no instance comes from %s", rel).
+				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
+		}
+	}
+	if !dom.IsScriptClass(target.ClassName) {
+		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
+			Reason(errcode.ReasonNotAScript, errcode.NextPassScript)
+	}
+	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Draft: req.Draft})
+	if err != nil {
+		return nil, err
+	}
+	return &ScriptData{ID: target.ID, FsPath: target.FsPath, InstancePath: target.Path(), ClassName: res.ClassName,
+		Source: res.Source, StudioHash: gitblob.Hash([]byte(res.Source)), IsDraft: res.IsDraft}, nil
+}
+
+// findOffDisk finds an instance that is not on disk by id: in the base tree, or in
+// a snapshot of what the project manages (an instance only Studio has).
+func (h *Host) findOffDisk(ctx context.Context, s *bridge.Session, disk *dom.Instance, id string) (*dom.Instance, error) {
+	var baseRoot *dom.Instance
+	if b, _ := h.loadBase(""); b != nil {
+		baseRoot = b.proj.Root
+		if x := baseRoot.Index()[id]; x != nil {
+			return x, nil
+		}
+	}
+	var studio *dom.Instance
+	err := h.studio.use(func(snaps *snapshots) error {
+		var err error
+		studio, err = snaps.take(ctx, s, scope(disk, baseRoot))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return studio.Index()[id], nil
+}
+
+// relPath turns a user's path (absolute, or relative to the project folder) into a
+// project-relative path, refusing anything outside the project.
+func (h *Host) relPath(p string) (string, error) {
+	abs := p
+	if !isAbs(p) {
+		abs = h.loc.Abs(p)
+	}
+	rel, ok := within(h.loc.Dir, abs)
+	if !ok {
+		return "", errcode.New(errcode.NotFound, "%s is outside the project folder %s", p, h.loc.Dir).
+			Reason(errcode.ReasonOutsideProject, errcode.NextPassScript)
+	}
+	return rel, nil
+}
+
+// Exec runs Luau code in Studio.
+func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Exec(ctx, protocol.ExecParams{Code: req.Code})
+	if err != nil {
+		return nil, err
+	}
+	res := &ExecData{Success: r.Success, Output: []OutputLine{}, Returns: r.Returns, Error: r.Error}
+	for _, l := range r.Output {
+		res.Output = append(res.Output, OutputLine{Level: l.Level, Text: l.Text})
+	}
+	if res.Returns == nil {
+		res.Returns = []string{}
+	}
+	return res, nil
+}
+
+// Review sends changes to the plugin's review panel and waits for the person.
+func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	// A person answers a review: allow them time, past the usual request timeout.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	r, err := s.Review(ctx, protocol.ReviewParams{PlanHash: req.PlanHash, Changes: req.Changes, Mode: protocol.ReviewMode(req.Mode)})
+	if err != nil {
+		return nil, err
+	}
+	res := &ReviewData{Decision: string(r.Decision), Selections: r.Selections}
+	if res.Selections == nil {
+		res.Selections = map[string]plan.Direction{}
+	}
+	return res, nil
+}
+
+var _ Engine = (*Host)(nil)

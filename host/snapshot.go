@@ -1,0 +1,283 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/protocol"
+)
+
+// studioCache is what the host keeps of Studio between snapshots: the scripts of a
+// session's latest snapshot by handle, so the next snapshot need not carry sources
+// that did not change, and that snapshot's tree, which still stands while the
+// plugin answers that nothing changed.
+//
+// Its lock is the Studio lock. A snapshot replaces the plugin's handles, so
+// whoever takes snapshots or uses a snapshot's handles (a plan's computation, an
+// apply, an undo) does it inside use, one at a time. The turn may be held around
+// use; inside, only the leaf locks of the base loader, the plan cache and the disk
+// cache are taken, and nothing that holds one of them calls use.
+type studioCache struct {
+	mu         sync.Mutex
+	session    string
+	snapshotID string
+	byHandle   map[string]cachedSource
+	// tree and paramsKey are the latest snapshot and what it asked for.
+	tree      *dom.Instance
+	paramsKey string
+}
+
+// cachedSource is a script's text and hash; the cache holds no instances, so an old
+// snapshot's tree is freed.
+type cachedSource struct {
+	source dom.Value
+	hash   string
+}
+
+// use runs fn with the Studio lock held; fn takes its snapshots through snaps,
+// which is valid only until fn returns.
+func (c *studioCache) use(fn func(snaps *snapshots) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fn(&snapshots{c: c})
+}
+
+// snapshots takes Studio snapshots for a holder of the Studio lock.
+type snapshots struct{ c *studioCache }
+
+// take asks a Studio session for the instances in scope, without the cache.
+func (sn *snapshots) take(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams) (*dom.Instance, error) {
+	res, err := s.Snapshot(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if res.Unchanged {
+		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
+	}
+	t, err := buildTree(res, nil)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return t, nil
+}
+
+// cached is take reusing, and then updating, the sources the cache holds; Studio
+// scripts whose text equals the disk's share the disk's string.
+//
+// With the same request as last time, the plugin may answer that nothing it
+// watches changed; the cached tree is then returned as it is (its handles still
+// stand). Every write still carries its own preconditions.
+func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams, disk map[string]*dom.Instance) (*dom.Instance, error) {
+	c := sn.c
+	var prev map[string]cachedSource
+	b, _ := json.Marshal(params)
+	key := string(b)
+	if c.session == s.Info().ID && c.snapshotID != "" {
+		params.Reuse, prev = c.snapshotID, c.byHandle
+		params.AllowUnchanged = c.tree != nil && c.paramsKey == key
+	}
+	res, err := s.Snapshot(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if res.Unchanged {
+		if params.AllowUnchanged && res.SnapshotID == c.snapshotID {
+			return c.tree, nil
+		}
+		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
+	}
+	t, err := buildTree(res, prev)
+	if errors.Is(err, errStaleReuse) {
+		params.Reuse = ""
+		if res, err = s.Snapshot(ctx, params); err != nil {
+			return nil, err
+		}
+		t, err = buildTree(res, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	shareSources(t, disk)
+	c.session, c.snapshotID = s.Info().ID, res.SnapshotID
+	c.tree, c.paramsKey = t, key
+	c.byHandle = map[string]cachedSource{}
+	t.Walk(func(x *dom.Instance) bool {
+		if x.SourceHash != "" {
+			c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+		}
+		return true
+	})
+	return t, nil
+}
+
+// scope computes what to ask Studio for: every instance the disk or base tree knows,
+// with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
+// false), and the managed properties by class.
+func scope(trees ...*dom.Instance) protocol.SnapshotParams {
+	p := protocol.SnapshotParams{Properties: map[string]map[string]string{}}
+	roots := map[string][]string{}
+	nodes := map[string][]string{}
+	// The walk carries each instance's path down, and records nothing below a
+	// full-subtree root of the same tree (it is sent whole).
+	var walk func(i *dom.Instance, names []string, key string, inFull bool)
+	walk = func(i *dom.Instance, names []string, key string, inFull bool) {
+		for name, v := range i.Properties {
+			if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
+				continue
+			}
+			props := p.Properties[i.ClassName]
+			if props == nil {
+				props = map[string]string{}
+				p.Properties[i.ClassName] = props
+			}
+			props[name] = wireType(i.ClassName, name, v)
+		}
+		if i.Parent != nil && !inFull {
+			path := append([]string(nil), names...)
+			if !i.IgnoreUnknown {
+				roots[key] = path
+				inFull = true
+			} else {
+				nodes[key] = path
+			}
+		}
+		for _, c := range i.Children {
+			childKey := c.Name
+			if key != "" {
+				childKey = key + "/" + c.Name
+			}
+			walk(c, append(names, c.Name), childKey, inFull)
+		}
+	}
+	for _, t := range trees {
+		if t != nil {
+			walk(t, nil, "", false)
+		}
+	}
+	// A path under a full-subtree root is already covered. Looking up each ancestor
+	// keeps this linear in the tree (not roots × paths).
+	covered := func(path string) bool {
+		for j := strings.LastIndexByte(path, '/'); j >= 0; j = strings.LastIndexByte(path[:j], '/') {
+			if _, ok := roots[path[:j]]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for k, v := range roots {
+		if !covered(k) {
+			p.Roots = append(p.Roots, v)
+		}
+	}
+	for k, v := range nodes {
+		if _, full := roots[k]; !full && !covered(k) {
+			p.Nodes = append(p.Nodes, v)
+		}
+	}
+	sortPaths(p.Roots)
+	sortPaths(p.Nodes)
+	if p.Roots == nil {
+		p.Roots = [][]string{}
+	}
+	if p.Nodes == nil {
+		p.Nodes = [][]string{}
+	}
+	return p
+}
+
+func sortPaths(ps [][]string) {
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return len(a) < len(b)
+	})
+}
+
+// wireType names how the plugin should encode a property: the tagged type, or
+// "Enum:<Name>" for enums.
+func wireType(class, prop string, v dom.Value) string {
+	if v.Type() == "Enum" {
+		if _, enum, ok := dom.PropertyType(class, prop); ok && enum != "" {
+			return "Enum:" + enum
+		}
+	}
+	return v.Type()
+}
+
+// buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
+// and script hashes computed; prev resolves sourceFrom handles.
+func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
+	byHandle := make(map[string]*dom.Instance, len(res.Instances))
+	var root *dom.Instance
+	for _, w := range res.Instances {
+		inst := dom.New(w.Name, w.ClassName)
+		inst.Handle = w.Handle
+		for name, raw := range w.Properties {
+			v, err := dom.Unmarshal(raw)
+			if err != nil {
+				return nil, errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
+			}
+			inst.Properties[name] = v
+		}
+		if w.SourceFrom != "" {
+			old, ok := prev[w.SourceFrom]
+			if !ok {
+				return nil, errStaleReuse
+			}
+			inst.Properties["Source"] = old.source
+			inst.SourceHash = old.hash
+		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
+			inst.SourceHash = gitblob.Hash([]byte(src))
+		}
+		if w.Parent == nil {
+			if root != nil {
+				return nil, errcode.New(errcode.Internal, "studio snapshot has two roots")
+			}
+			root = inst
+		} else {
+			parent := byHandle[*w.Parent]
+			if parent == nil {
+				return nil, errcode.New(errcode.Internal, "studio snapshot lists %s before its parent", w.Name)
+			}
+			parent.AddChild(inst)
+		}
+		byHandle[w.Handle] = inst
+	}
+	if root == nil {
+		root = dom.New("game", "DataModel")
+	}
+	root.AssignIDs()
+	return root, nil
+}
+
+// errStaleReuse means a sourceFrom named a handle the host does not hold.
+var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
+
+// shareSources points Studio scripts whose text equals the disk's at the disk's
+// string, so the same text is held once.
+func shareSources(studio *dom.Instance, d map[string]*dom.Instance) {
+	studio.Walk(func(x *dom.Instance) bool {
+		if x.SourceHash == "" {
+			return true
+		}
+		if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
+			if src, ok := di.Properties["Source"]; ok {
+				x.Properties["Source"] = src
+			}
+		}
+		return true
+	})
+}

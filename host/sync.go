@@ -1,0 +1,229 @@
+package host
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// computed is a fresh plan with everything it was computed from.
+type computed struct {
+	plan    *plan.Plan
+	disk    *project.Project
+	studio  *dom.Instance
+	base    *base
+	session *bridge.Session
+}
+
+// compute reads disk, base and Studio, and computes the plan.
+func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
+	var c *computed
+	err := h.studio.use(func(snaps *snapshots) error {
+		var err error
+		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
+		return err
+	})
+	return c, err
+}
+
+// computeWith is compute for a holder of the Studio lock, which will use the
+// snapshot's handles (apply) before letting it go.
+func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, baseRev string) (*computed, error) {
+	s, err := h.session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	// Disk and base are independent: read them side by side.
+	var b *base
+	var baseErr error
+	baseDone := make(chan struct{})
+	go func() {
+		defer close(baseDone)
+		b, baseErr = h.bases.load(baseRev)
+	}()
+	disk, err := h.loadDisk()
+	<-baseDone
+	if err != nil {
+		return nil, err
+	}
+	if baseErr != nil {
+		return nil, baseErr
+	}
+	var baseRoot *dom.Instance
+	if b != nil {
+		baseRoot = b.proj.Root
+	}
+	studio, err := snaps.cached(ctx, s, scope(disk.Root, baseRoot), disk.Index())
+	if err != nil {
+		return nil, err
+	}
+	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID}
+	if b != nil {
+		in.BaseCommit, in.BaseRef = b.commit, b.ref
+	}
+	if p := h.plans.same(disk, studio, in); p != nil {
+		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil
+	}
+	if b != nil {
+		b.hashes(disk.Index(), studio.Index())
+	}
+	p := plan.Compute(in)
+	h.plans.computed(disk, studio, in, p)
+	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil
+}
+
+// loadBase loads the project at base revision rev (default HEAD); nil when there
+// is no base.
+func (h *Host) loadBase(rev string) (*base, error) { return h.bases.load(rev) }
+
+// Plan computes a plan and issues its confirm token.
+func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
+	c, err := h.compute(ctx, req.SessionID, req.Base)
+	if err != nil {
+		return nil, err
+	}
+	h.plans.remember(c.plan, req.Base)
+	tok, claims, err := h.tokens.Issue(c.plan.Hash, c.plan.SessionID, req.TTL, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	d := &PlanData{
+		PlanHash: c.plan.Hash, ConfirmToken: tok, ExpiresAt: claims.ExpiresAt.UTC(),
+		Base:    BaseData{Commit: c.plan.BaseCommit, Ref: c.plan.BaseRef},
+		Session: sessionData(c.session), Summary: c.plan.Summary(), Changes: c.plan.Changes,
+		Warnings: append(append([]string(nil), c.disk.Warnings...), c.plan.Warnings...),
+	}
+	if c.base == nil {
+		d.Warnings = append(d.Warnings, "no base commit (no git repository, no commit yet, or the project file is not committed): every difference is unresolved")
+	}
+	if req.Sources {
+		d.Sources = sourcesOf(c)
+	}
+	return d, nil
+}
+
+func sourcesOf(c *computed) map[string]ChangeSources {
+	out := map[string]ChangeSources{}
+	for _, ch := range c.plan.Changes {
+		var cs ChangeSources
+		any := false
+		for _, side := range []struct {
+			i   *dom.Instance
+			dst **string
+		}{{ch.Disk, &cs.Disk}, {ch.Studio, &cs.Studio}, {ch.Base, &cs.Base}} {
+			if side.i == nil {
+				continue
+			}
+			if src, ok := side.i.Source(); ok {
+				s := src
+				*side.dst = &s
+				any = true
+			}
+		}
+		if any {
+			out[ch.ID] = cs
+		}
+	}
+	return out
+}
+
+// Apply runs the apply transaction.
+func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
+	if !h.turn.take(ctx) {
+		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
+			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)
+	}
+	defer h.turn.give()
+	if req.Token == "" {
+		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
+			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
+	}
+	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
+		h.recoverLocked()
+		if pending, _ = h.journal.Pending(); len(pending) > 0 {
+			return nil, errcode.New(errcode.Busy, "transaction %s is still open: Studio has not said whether it applied it", pending[0].TxID).
+				Reason(errcode.ReasonTransactionPending, errcode.NextResolveTransaction, errcode.NextShowStatus).
+				With("pending", pending)
+		}
+	}
+	s, err := h.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	// The token names the plan; the plan names its base. Recompute against the same base.
+	baseRev := ""
+	if claims, err := h.tokens.Peek(req.Token); err == nil {
+		if cp := h.plans.recall(claims.PlanHash); cp != nil {
+			baseRev = cp.base
+		}
+	}
+	var res *apply.Result
+	// No other snapshot may replace the handles between the recompute and the patch.
+	err = h.studio.use(func(snaps *snapshots) error {
+		t := &apply.Txn{
+			Tokens:    h.tokens,
+			Studio:    &sessionStudio{s: s},
+			Journal:   h.journal,
+			SessionID: s.Info().ID,
+			PreviousPlan: func(hash string) *plan.Plan {
+				if cp := h.plans.recall(hash); cp != nil {
+					return cp.plan
+				}
+				return nil
+			},
+			// The disk cache is safe here: its barrier makes every change made
+			// before this call visible, and every file apply writes is checked
+			// against the hash the plan saw before it is replaced. Studio may
+			// answer "unchanged" here too: every Studio op still carries the Source
+			// hash and values it overwrites, so an edit the plugin failed to report
+			// is refused, never overwritten.
+			Recompute: func(ctx context.Context) (*apply.State, error) {
+				c, err := h.computeWith(ctx, snaps, s.Info().ID, baseRev)
+				if err != nil {
+					return nil, err
+				}
+				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio}, nil
+			},
+		}
+		var err error
+		res, err = t.Run(ctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
+}
+
+// Undo puts back what a committed transaction overwrote, on disk and in Studio.
+func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
+	if !h.turn.take(ctx) {
+		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
+	}
+	defer h.turn.give()
+	// Undo needs Studio only if the transaction changed it; the journal says so.
+	s, noSession := h.session(req.SessionID)
+	var res *apply.UndoResult
+	err := h.studio.use(func(snaps *snapshots) error {
+		var studio apply.Studio
+		var loc apply.Locator = noStudio{}
+		if noSession == nil {
+			studio = &sessionStudio{s: s}
+			loc = &pathLocator{s: s, snaps: snaps}
+		}
+		var err error
+		res, err = h.journal.Undo(ctx, req.TxID, studio, loc)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

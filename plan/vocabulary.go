@@ -1,0 +1,70 @@
+package plan
+
+// PatchType says, from the disk→Studio point of view, how an instance differs.
+type PatchType string
+
+// The patch types.
+const (
+	// Add: the instance is on disk, not in Studio.
+	Add PatchType = "Add"
+	// Edit: the instance is on both sides, with different managed fields.
+	Edit PatchType = "Edit"
+	// Remove: the instance is in Studio, not on disk.
+	Remove PatchType = "Remove"
+)
+
+// Direction is which side a change writes. The empty Direction is unresolved (JSON
+// null in a plan).
+type Direction string
+
+// The directions.
+const (
+	// Push makes Studio match disk.
+	Push Direction = "push"
+	// Pull makes disk match Studio.
+	Pull Direction = "pull"
+	// Skip leaves both sides as they are; only an override or a review gives it
+	// (and a plan's defaultSelection for an unresolved change).
+	Skip Direction = "skip"
+)
+
+// Reason is why a change got its default direction: a row of the decision table
+// (ARCHITECTURE §4). Drift reports the reasons that mean Studio moved away from the
+// base (StudioMoved).
+type Reason string
+
+// The reasons of the decision table.
+const (
+	// DiskChanged: disk differs from the base, Studio does not: push.
+	DiskChanged Reason = "disk_changed"
+	// StudioChanged: Studio differs from the base, disk does not: pull.
+	StudioChanged Reason = "studio_changed"
+	// BothChanged: both sides differ from the base (or their fields disagree):
+	// unresolved.
+	BothChanged Reason = "both_changed"
+	// NewOnDisk: on disk only, and not in the base: push (Add).
+	NewOnDisk Reason = "new_on_disk"
+	// NewInStudio: in Studio only, and not in the base: pull (Remove).
+	NewInStudio Reason = "new_in_studio"
+	// DeletedOnDisk: in the base and Studio, gone from disk, Studio same as the
+	// base: push (Remove).
+	DeletedOnDisk Reason = "deleted_on_disk"
+	// DeletedInStudio: in the base and on disk, gone from Studio, disk same as the
+	// base: pull (Add).
+	DeletedInStudio Reason = "deleted_in_studio"
+	// DeleteEditConflict: deleted on one side and edited on the other: unresolved.
+	DeleteEditConflict Reason = "delete_edit_conflict"
+	// NoBase: there is no base (no repository, no commit, or the path is untracked
+	// on both sides): unresolved.
+	NoBase Reason = "no_base"
+)
+
+// StudioMoved reports whether r means Studio moved away from the base: work in
+// Studio that git does not have (what drift reports).
+func (r Reason) StudioMoved() bool {
+	switch r {
+	case StudioChanged, BothChanged, NewInStudio, DeletedInStudio, DeleteEditConflict:
+		return true
+	}
+	return false
+}

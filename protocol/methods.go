@@ -1,0 +1,223 @@
+package protocol
+
+import (
+	"encoding/json"
+
+	"github.com/atlas-rbx/atlas/plan"
+)
+
+// The methods a plugin answers (PROTOCOL.md §3). Query, logs and state calls join
+// this list with their own params and result types below.
+const (
+	MethodSnapshot     = "snapshot"
+	MethodApply        = "apply"
+	MethodTransactions = "transactions"
+	MethodGetScript    = "getScript"
+	MethodExec         = "exec"
+	MethodReview       = "review"
+	MethodPing         = "ping"
+)
+
+// Values are property values by name, each in the tagged encoding
+// ({"Vector3":[0,5,0]}), kept as the wire has them: the host encodes them from
+// dom values, the plugin reads them as they are.
+type Values map[string]json.RawMessage
+
+// SnapshotParams is a snapshot request.
+type SnapshotParams struct {
+	// Roots are paths (names from game) sent with all their descendants; Nodes
+	// without them.
+	Roots [][]string `json:"roots"`
+	Nodes [][]string `json:"nodes"`
+	// Properties are the properties to read by exact class name, each with its type
+	// ("Vector3", or "Enum:Material").
+	Properties map[string]map[string]string `json:"properties"`
+	ChunkSize  int                          `json:"chunkSize,omitempty"`
+	// Reuse names the previous snapshot whose sources the host still holds.
+	Reuse string `json:"reuse,omitempty"`
+	// AllowUnchanged lets the plugin answer Unchanged when nothing it watches
+	// changed since the snapshot named by Reuse (asked with the same parameters).
+	AllowUnchanged bool `json:"allowUnchanged,omitempty"`
+}
+
+// SnapshotInstance is one instance of a snapshot.
+type SnapshotInstance struct {
+	Handle string `json:"handle"`
+	// Parent is the parent's handle; nil for game.
+	Parent     *string `json:"parent"`
+	Name       string  `json:"name"`
+	ClassName  string  `json:"className"`
+	Properties Values  `json:"properties"`
+	// SourceFrom is set, and Source left out, when the script's Source is unchanged
+	// since the snapshot named by the request's Reuse: it is the script's handle there.
+	SourceFrom string `json:"sourceFrom,omitempty"`
+}
+
+// SnapshotResult is a snapshot's answer (its partial frames joined).
+type SnapshotResult struct {
+	Instances  []SnapshotInstance `json:"instances"`
+	SnapshotID string             `json:"snapshotId"`
+	// Unchanged means nothing changed since the snapshot SnapshotID: Instances is
+	// empty and that snapshot (and its handles) still stands.
+	Unchanged bool `json:"unchanged,omitempty"`
+}
+
+// SnapshotPart is the result of a snapshot's partial frame: instances only.
+type SnapshotPart struct {
+	Instances []SnapshotInstance `json:"instances"`
+}
+
+// ApplyParams is an apply request: every op's preconditions are checked, then all
+// ops are applied in one undoable recording, or none.
+type ApplyParams struct {
+	TxID string `json:"txId"`
+	Ops  []Op   `json:"ops"`
+}
+
+// OpKind says what an apply op does.
+type OpKind string
+
+// The op kinds.
+const (
+	OpEdit   OpKind = "edit"   // set properties of Handle (Name renames)
+	OpAdd    OpKind = "add"    // create Instance under Parent
+	OpRemove OpKind = "remove" // remove Handle (Parent = nil, so Ctrl+Z restores it)
+)
+
+// Op is one Studio operation.
+type Op struct {
+	Op       OpKind       `json:"op"`
+	Handle   string       `json:"handle,omitempty"`
+	Parent   string       `json:"parent,omitempty"`
+	Expect   *Expect      `json:"expect,omitempty"`
+	Set      Values       `json:"set,omitempty"`
+	Instance *NewInstance `json:"instance,omitempty"`
+	// ChangeID is the plan change the op comes from; the plugin ignores it, the
+	// journal keeps it.
+	ChangeID string `json:"changeId,omitempty"`
+}
+
+// Expect is what an op expects to overwrite.
+type Expect struct {
+	// SourceSha1 is the git blob SHA-1 of the Source the host expects.
+	SourceSha1 string `json:"sourceSha1,omitempty"`
+	// Properties are compared as the host compares them (dom.EqualJSON).
+	Properties Values `json:"properties,omitempty"`
+}
+
+// NewInstance is an instance subtree to create.
+type NewInstance struct {
+	Name       string         `json:"name"`
+	ClassName  string         `json:"className"`
+	Properties Values         `json:"properties"`
+	Children   []*NewInstance `json:"children"`
+}
+
+// ApplyResult is a successful apply.
+type ApplyResult struct {
+	TxID    string     `json:"txId"`
+	Results []OpResult `json:"results"`
+}
+
+// OpResult is one op's outcome; Handle names a newly added instance root.
+type OpResult struct {
+	Op     int    `json:"op"`
+	OK     bool   `json:"ok"`
+	Handle string `json:"handle,omitempty"`
+}
+
+// Failure is one failed precondition, as E_PRECONDITION_FAILED's details.failures
+// lists them. Expected and Actual are a Source hash or a tagged value (Actual null
+// when the property is absent).
+type Failure struct {
+	Op       int    `json:"op"`
+	Handle   string `json:"handle"`
+	Field    string `json:"field"`
+	Expected any    `json:"expected"`
+	Actual   any    `json:"actual"`
+}
+
+// StaleHandle is an op whose handle (or parent handle) no longer names a live
+// instance, as E_NOT_FOUND's details.failures lists them.
+type StaleHandle struct {
+	Op     int    `json:"op"`
+	Handle string `json:"handle"`
+}
+
+// TransactionsResult lists the transactions the plugin applied, newest last.
+type TransactionsResult struct {
+	TxIDs []string `json:"txIds"`
+}
+
+// GetScriptParams names a script by Handle or by Path; Draft reads the unsaved
+// editor text when the script is open.
+type GetScriptParams struct {
+	Handle string   `json:"handle,omitempty"`
+	Path   []string `json:"path,omitempty"`
+	Draft  bool     `json:"draft"`
+}
+
+// GetScriptResult is a script's text as Studio has it.
+type GetScriptResult struct {
+	Source     string   `json:"source"`
+	SourceSha1 string   `json:"sourceSha1"`
+	ClassName  string   `json:"className"`
+	IsDraft    bool     `json:"isDraft"`
+	Path       []string `json:"path"`
+}
+
+// ExecParams runs Luau code in Studio.
+type ExecParams struct {
+	Code string `json:"code"`
+}
+
+// ExecResult is what running code gave; a script error is data (Success false).
+type ExecResult struct {
+	Success bool         `json:"success"`
+	Output  []OutputLine `json:"output"`
+	Returns []string     `json:"returns"`
+	Error   string       `json:"error,omitempty"`
+}
+
+// OutputLine is one line a script printed; Level is print, warn or error.
+type OutputLine struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// ReviewMode is how the review panel asks the person.
+type ReviewMode string
+
+// The review modes.
+const (
+	ReviewStandard ReviewMode = "standard"
+	ReviewManual   ReviewMode = "manual"
+)
+
+// ReviewParams shows a plan's changes in the plugin's review panel.
+type ReviewParams struct {
+	PlanHash string         `json:"planHash"`
+	Changes  []*plan.Change `json:"changes"`
+	Mode     ReviewMode     `json:"mode"`
+}
+
+// Decision is the person's answer to a review.
+type Decision string
+
+// The decisions.
+const (
+	Accept Decision = "accept"
+	Abort  Decision = "abort"
+)
+
+// ReviewResult is the person's decision, with a direction (push, pull or skip)
+// per change id.
+type ReviewResult struct {
+	Decision   Decision                  `json:"decision"`
+	Selections map[string]plan.Direction `json:"selections"`
+}
+
+// PingResult answers a ping: the plugin's os.clock().
+type PingResult struct {
+	Time float64 `json:"time"`
+}
