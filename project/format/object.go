@@ -6,9 +6,14 @@ import (
 )
 
 // Object is a JSON object whose members are written in the order given, for files
-// a person reads and diffs (meta and model files). A Member's Value is a
-// json.RawMessage, written as is, an Object, or a []Object.
+// a person reads and diffs (meta, model and project files). A Member's Value is a
+// json.RawMessage, written as is; an Expanded, laid out one element a line; an
+// Object; a []Object; or a string or bool.
 type Object []Member
+
+// Expanded is JSON that Indented lays out one element a line at its member's
+// indent, as a pretty printer does (Rojo's own files); Compact writes it as is.
+type Expanded json.RawMessage
 
 // Member is one key and value of an Object.
 type Member struct {
@@ -34,29 +39,45 @@ func (o Object) writeIndented(b *bytes.Buffer, indent string) {
 	for i, m := range o {
 		b.WriteString(indent + "  ")
 		writeKey(b, m.Key)
-		switch v := m.Value.(type) {
-		case json.RawMessage:
-			b.Write(v)
-		case Object:
-			v.writeIndented(b, indent+"  ")
-		case []Object:
-			b.WriteString("[\n")
-			for j, e := range v {
-				b.WriteString(indent + "    ")
-				e.writeIndented(b, indent+"    ")
-				if j < len(v)-1 {
-					b.WriteByte(',')
-				}
-				b.WriteByte('\n')
-			}
-			b.WriteString(indent + "  ]")
-		}
+		writeIndentedValue(b, m.Value, indent+"  ")
 		if i < len(o)-1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')
 	}
 	b.WriteString(indent + "}")
+}
+
+// writeIndentedValue writes a member's value whose line starts at indent.
+func writeIndentedValue(b *bytes.Buffer, v any, indent string) {
+	switch v := v.(type) {
+	case json.RawMessage:
+		b.Write(v)
+	case Expanded:
+		if err := json.Indent(b, v, indent, "  "); err != nil {
+			b.Write(v)
+		}
+	case Object:
+		v.writeIndented(b, indent)
+	case []Object:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for j, e := range v {
+			b.WriteString(indent + "  ")
+			e.writeIndented(b, indent+"  ")
+			if j < len(v)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "]")
+	case string, bool:
+		enc, _ := EncodeJSON(v) // strings and bools always encode
+		b.Write(enc)
+	}
 }
 
 // Compact returns o on one line, with a space after each ',' and ':', for a value
@@ -77,6 +98,11 @@ func (o Object) writeCompact(b *bytes.Buffer) {
 		switch v := m.Value.(type) {
 		case json.RawMessage:
 			b.Write(v)
+		case Expanded:
+			b.Write(v)
+		case string, bool:
+			enc, _ := EncodeJSON(v)
+			b.Write(enc)
 		case Object:
 			v.writeCompact(b)
 		case []Object:

@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/project/format"
 )
 
 // DefaultServices are the services extracted when Options.Services is empty: the
@@ -104,7 +105,7 @@ func Extract(root *dom.Instance, opt Options) (*Result, error) {
 		want = DefaultServices
 	}
 	e := &extractor{res: &Result{}, src: opt.SrcDir, inModels: map[*dom.Instance]bool{}}
-	tree := jsonObj{{"$className", "DataModel"}}
+	tree := format.Object{kv("$className", "DataModel")}
 	seen := map[string]int{}
 	for _, c := range root.Children {
 		seen[c.Name]++
@@ -122,7 +123,7 @@ func Extract(root *dom.Instance, opt Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			tree = append(tree, member{c.Name, n})
+			tree = append(tree, kv(c.Name, n))
 		}
 	}
 	for _, s := range want {
@@ -130,8 +131,8 @@ func Extract(root *dom.Instance, opt Options) (*Result, error) {
 			e.res.Skipped = append(e.res.Skipped, s+" (not in the place)")
 		}
 	}
-	pf := jsonObj{{"name", opt.Name}, {"tree", tree}}
-	e.add(ProjectFile, pf.render())
+	pf := format.Object{kv("name", opt.Name), kv("tree", tree)}
+	e.add(ProjectFile, pf.Indented())
 	e.collectDroppedRefs(root, want)
 	sort.Slice(e.res.Files, func(a, b int) bool { return e.res.Files[a].Path < e.res.Files[b].Path })
 	return e.res, nil
@@ -152,14 +153,14 @@ func ExtractModel(roots []*dom.Instance, opt Options) (*Result, error) {
 		}
 	}
 	e := &extractor{res: &Result{}, src: opt.SrcDir, inModels: map[*dom.Instance]bool{}}
-	tree := jsonObj{}
+	tree := format.Object{}
 	if len(roots) == 1 {
 		// One top-level instance is the project's root itself.
 		root := roots[0]
 		roots = root.Children
 		e.res.Instances++
 		if root.ClassName != "Folder" {
-			tree = append(tree, member{"$className", root.ClassName})
+			tree = append(tree, kv("$className", root.ClassName))
 		}
 		form, err := project.FormOf(root)
 		if err != nil {
@@ -180,12 +181,12 @@ func ExtractModel(roots []*dom.Instance, opt Options) (*Result, error) {
 		}
 	}
 	if len(roots) > 0 {
-		tree = append(tree, member{"$path", e.src})
+		tree = append(tree, kv("$path", e.src))
 	} else if len(tree) == 0 {
-		tree = append(tree, member{"$className", "Folder"})
+		tree = append(tree, kv("$className", "Folder"))
 	}
-	pf := jsonObj{{"name", opt.Name}, {"tree", tree}}
-	e.add(ProjectFile, pf.render())
+	pf := format.Object{kv("name", opt.Name), kv("tree", tree)}
+	e.add(ProjectFile, pf.Indented())
 	for _, r := range roots {
 		e.collectDroppedRefs(r, nil)
 	}
@@ -198,9 +199,9 @@ func (e *extractor) add(p string, data []byte) {
 }
 
 // node is the project node of a service or container, its files under dir.
-func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
+func (e *extractor) node(inst *dom.Instance, dir string) (format.Object, error) {
 	e.res.Instances++
-	n := jsonObj{{"$className", inst.ClassName}}
+	n := format.Object{kv("$className", inst.ClassName)}
 	form, err := project.FormOf(inst)
 	if err != nil {
 		return nil, err
@@ -233,7 +234,7 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 		}
 		e.res.Fallbacks = append(e.res.Fallbacks, Fallback{Instance: inst.Path(), File: file, Reason: reason})
 		e.res.Instances-- // counted again by model
-		return jsonObj{{"$path", file}}, nil
+		return format.Object{kv("$path", file)}, nil
 	}
 	for _, c := range files {
 		if err := e.write(dir, c); err != nil {
@@ -244,7 +245,7 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 		// Studio makes the current camera itself, so Rojo's syncback leaves it
 		// out; a bare node keeps the place's camera matched and its children
 		// Studio's business.
-		n = append(n, member{camera.Name, jsonObj{{"$className", "Camera"}, {"$ignoreUnknownInstances", true}}})
+		n = append(n, kv(camera.Name, format.Object{kv("$className", "Camera"), kv("$ignoreUnknownInstances", true)}))
 		e.res.Instances++
 		e.camera = camera
 	}
@@ -257,11 +258,11 @@ func (e *extractor) node(inst *dom.Instance, dir string) (jsonObj, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = append(n, member{c.Name, cn})
+		n = append(n, kv(c.Name, cn))
 	}
 	n = append(n, props...)
 	if len(files) > 0 {
-		n = append(n, member{"$path", dir})
+		n = append(n, kv("$path", dir))
 	}
 	return n, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/project/format"
 )
 
 // propsFor returns the properties of inst worth writing, without those syncback
@@ -95,14 +96,14 @@ func encodeAttr(v dom.Value) (json.RawMessage, error) {
 
 // propsMembers returns the "properties" and "attributes" members for props, with
 // the key names given (e.g. "$properties" in a project file).
-func propsMembers(class string, props map[string]dom.Value, propKey, attrKey string) (jsonObj, error) {
+func propsMembers(class string, props map[string]dom.Value, propKey, attrKey string) (format.Object, error) {
 	props = propsFor(props)
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var ps, as jsonObj
+	var ps, as format.Object
 	for _, k := range keys {
 		v := props[k]
 		if a, ok := v.(dom.Attributes); ok && k == "Attributes" {
@@ -120,7 +121,7 @@ func propsMembers(class string, props map[string]dom.Value, propKey, attrKey str
 				if err != nil {
 					return nil, fmt.Errorf("attribute %s: %w", n, err)
 				}
-				as = append(as, member{n, json.RawMessage(b)})
+				as = append(as, kv(n, json.RawMessage(b)))
 			}
 			continue
 		}
@@ -128,14 +129,14 @@ func propsMembers(class string, props map[string]dom.Value, propKey, attrKey str
 		if err != nil {
 			return nil, err
 		}
-		ps = append(ps, member{k, b})
+		ps = append(ps, kv(k, b))
 	}
-	var out jsonObj
+	var out format.Object
 	if len(ps) > 0 {
-		out = append(out, member{propKey, ps})
+		out = append(out, kv(propKey, ps))
 	}
 	if len(as) > 0 {
-		out = append(out, member{attrKey, as})
+		out = append(out, kv(attrKey, as))
 	}
 	return out, nil
 }
@@ -148,12 +149,12 @@ func metaJSON(class, metaClass string, props map[string]dom.Value) ([]byte, erro
 		return nil, err
 	}
 	if metaClass != "" {
-		obj = append(obj, member{"className", metaClass})
+		obj = append(obj, kv("className", metaClass))
 	}
 	if len(obj) == 0 {
 		return nil, nil
 	}
-	return obj.render(), nil
+	return obj.Indented(), nil
 }
 
 // modelJSON renders inst and its subtree as a .model.json file.
@@ -162,22 +163,22 @@ func modelJSON(inst *dom.Instance) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return obj.render(), nil
+	return obj.Indented(), nil
 }
 
-func modelObj(inst *dom.Instance, root bool) (jsonObj, error) {
-	var obj jsonObj
+func modelObj(inst *dom.Instance, root bool) (format.Object, error) {
+	var obj format.Object
 	if !root {
-		obj = append(obj, member{"name", inst.Name})
+		obj = append(obj, kv("name", inst.Name))
 	}
-	obj = append(obj, member{"className", inst.ClassName})
+	obj = append(obj, kv("className", inst.ClassName))
 	ps, err := propsMembers(inst.ClassName, project.WritableProps(inst), "properties", "attributes")
 	if err != nil {
 		return nil, err
 	}
 	obj = append(obj, ps...)
 	if len(inst.Children) > 0 {
-		var kids []jsonObj
+		var kids []format.Object
 		for _, c := range inst.Children {
 			co, err := modelObj(c, false)
 			if err != nil {
@@ -185,7 +186,7 @@ func modelObj(inst *dom.Instance, root bool) (jsonObj, error) {
 			}
 			kids = append(kids, co)
 		}
-		obj = append(obj, member{"children", kids})
+		obj = append(obj, kv("children", kids))
 	}
 	return obj, nil
 }
