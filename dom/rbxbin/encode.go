@@ -217,13 +217,13 @@ type column struct {
 func (e *encoder) classProps(id uint32, c *encClass) ([][]byte, error) {
 	cols := map[string]*column{}
 	for i, inst := range c.insts {
-		for _, p := range filePropsOf(inst) {
-			col := cols[p.file]
+		for _, p := range rbxmx.FileProps(inst) {
+			col := cols[p.File]
 			if col == nil {
-				col = &column{file: p.file, ftype: p.fileType, canon: p.name, vals: make([]dom.Value, len(c.insts)), source: make([]string, len(c.insts))}
-				cols[p.file] = col
+				col = &column{file: p.File, ftype: p.FileType, canon: p.Name, vals: make([]dom.Value, len(c.insts)), source: make([]string, len(c.insts))}
+				cols[p.File] = col
 			}
-			col.vals[i], col.source[i] = p.value, p.name
+			col.vals[i], col.source[i] = p.Value, p.Name
 		}
 	}
 	names := make([]string, 0, len(cols)+1)
@@ -294,47 +294,6 @@ func pathOf(i *dom.Instance) string {
 		return p
 	}
 	return i.Name
-}
-
-type fileProp struct {
-	file, fileType string
-	rank           int
-	name           string
-	value          dom.Value
-}
-
-// filePropsOf returns i's properties by file name; of a property and its alias
-// only the better ranked is kept, as rbxmx does.
-func filePropsOf(i *dom.Instance) []fileProp {
-	props := make([]fileProp, 0, len(i.Properties))
-	for name, v := range i.Properties {
-		if v == nil {
-			continue
-		}
-		file, fileType, rank := rbxmx.FileName(i.ClassName, name)
-		if file == "Name" {
-			continue
-		}
-		props = append(props, fileProp{file, fileType, rank, name, v})
-	}
-	sort.Slice(props, func(a, b int) bool {
-		pa, pb := props[a], props[b]
-		if pa.file != pb.file {
-			return pa.file < pb.file
-		}
-		if pa.rank != pb.rank {
-			return pa.rank < pb.rank
-		}
-		return pa.name < pb.name
-	})
-	out := props[:0]
-	for _, p := range props {
-		if len(out) > 0 && out[len(out)-1].file == p.file {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // binaryType is the PROP type a value is written as; ftype is the type the

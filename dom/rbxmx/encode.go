@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -106,14 +105,6 @@ type sharedString struct {
 	data []byte
 }
 
-// fileProp is a property as it is written.
-type fileProp struct {
-	file, fileType string
-	rank           int
-	name           string
-	value          dom.Value
-}
-
 func (e *encoder) item(i *dom.Instance, depth int) error {
 	ind := strings.Repeat("\t", depth)
 	e.buf.WriteString(ind)
@@ -126,9 +117,9 @@ func (e *encoder) item(i *dom.Instance, depth int) error {
 	e.buf.WriteString("\t<Properties>\n")
 	pw := propWriter{e: e, ind: ind + "\t\t"}
 	pw.text("string", "Name", i.Name)
-	for _, p := range filePropsOf(i) {
+	for _, p := range FileProps(i) {
 		if err := pw.value(p); err != nil {
-			return fmt.Errorf("%s.%s: %w", pathOf(i), p.name, err)
+			return fmt.Errorf("%s.%s: %w", pathOf(i), p.Name, err)
 		}
 	}
 	e.buf.WriteString(ind)
@@ -148,41 +139,6 @@ func pathOf(i *dom.Instance) string {
 		return p
 	}
 	return i.Name
-}
-
-// filePropsOf returns i's properties in writing order. When several share a file
-// name (a property and its alias), the best ranked is written and the others are
-// dropped: they hold the same property.
-func filePropsOf(i *dom.Instance) []fileProp {
-	props := make([]fileProp, 0, len(i.Properties))
-	for name, v := range i.Properties {
-		if v == nil {
-			continue
-		}
-		file, fileType, rank := fileName(i.ClassName, name)
-		if file == "Name" {
-			continue
-		}
-		props = append(props, fileProp{file, fileType, rank, name, v})
-	}
-	sort.Slice(props, func(a, b int) bool {
-		pa, pb := props[a], props[b]
-		if pa.file != pb.file {
-			return pa.file < pb.file
-		}
-		if pa.rank != pb.rank {
-			return pa.rank < pb.rank
-		}
-		return pa.name < pb.name
-	})
-	out := props[:0]
-	for _, p := range props {
-		if len(out) > 0 && out[len(out)-1].file == p.file {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // propWriter writes property elements at one indentation.
@@ -276,9 +232,9 @@ func cframeFields(cf dom.CFrame) []field {
 		o[0][0], o[0][1], o[0][2], o[1][0], o[1][1], o[1][2], o[2][0], o[2][1], o[2][2])
 }
 
-func (w propWriter) value(p fileProp) error {
-	name := p.file
-	switch v := p.value.(type) {
+func (w propWriter) value(p FileProp) error {
+	name := p.File
+	switch v := p.Value.(type) {
 	case dom.Bool:
 		w.text("bool", name, strconv.FormatBool(bool(v)))
 	case dom.String:
@@ -318,7 +274,7 @@ func (w propWriter) value(p fileProp) error {
 	case dom.Vector3int16:
 		w.compound("Vector3int16", name, intFields("X Y Z", int64(v[0]), int64(v[1]), int64(v[2]))...)
 	case dom.Color3:
-		if p.fileType == "Color3uint8" {
+		if p.FileType == "Color3uint8" {
 			w.text("Color3uint8", name, strconv.FormatUint(uint64(packColor(toUint8(v[0]), toUint8(v[1]), toUint8(v[2]))), 10))
 		} else {
 			w.compound("Color3", name, floatFields("R G B", v[0], v[1], v[2])...)
@@ -444,7 +400,7 @@ func (w propWriter) value(p fileProp) error {
 	case dom.EnumItem:
 		return errors.New("an EnumItem value exists only inside attributes and has no XML form")
 	default:
-		return fmt.Errorf("value type %s has no XML form", p.value.Type())
+		return fmt.Errorf("value type %s has no XML form", p.Value.Type())
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package rbxmx
 
 import (
+	"sort"
+
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/dom/reflection"
 )
@@ -15,6 +17,53 @@ import (
 // the database does not know (2).
 func FileName(className, prop string) (name, fileType string, rank int) {
 	return fileName(className, prop)
+}
+
+// FileProp is a property as a file stores it.
+type FileProp struct {
+	// File is the name the file stores it under; FileType the type the file stores
+	// it as when that differs from the value's ("" if not); Rank orders a property
+	// before its alias (see FileName).
+	File, FileType string
+	Rank           int
+	// Name is the property's own name.
+	Name  string
+	Value dom.Value
+}
+
+// FileProps returns i's properties in writing order, Name aside. When several
+// share a file name (a property and its alias), the best ranked is kept and the
+// others are dropped: they hold the same property.
+func FileProps(i *dom.Instance) []FileProp {
+	props := make([]FileProp, 0, len(i.Properties))
+	for name, v := range i.Properties {
+		if v == nil {
+			continue
+		}
+		file, fileType, rank := fileName(i.ClassName, name)
+		if file == "Name" {
+			continue
+		}
+		props = append(props, FileProp{file, fileType, rank, name, v})
+	}
+	sort.Slice(props, func(a, b int) bool {
+		pa, pb := props[a], props[b]
+		if pa.File != pb.File {
+			return pa.File < pb.File
+		}
+		if pa.Rank != pb.Rank {
+			return pa.Rank < pb.Rank
+		}
+		return pa.Name < pb.Name
+	})
+	out := props[:0]
+	for _, p := range props {
+		if len(out) > 0 && out[len(out)-1].File == p.File {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // CanonicalName maps a property name found in a file to the property it stores,
