@@ -13,6 +13,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/dom/rbxmx"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 )
 
 // robloxExts are the extensions of Roblox's own place and model files.
@@ -74,7 +75,7 @@ func (f *RobloxFile) Write() error {
 	if err := f.Encode(&b); err != nil {
 		return err
 	}
-	return writeAtomic(f.Path, b.Bytes())
+	return atomicfile.Output(f.Path, b.Bytes())
 }
 
 // NewRobloxFile is an empty file at path, in the format its extension names.
@@ -177,24 +178,4 @@ func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 	}
 	f.Root = root
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

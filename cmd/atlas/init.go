@@ -19,6 +19,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/project/syncback"
 )
 
@@ -170,7 +171,7 @@ func writeProject(dir string, res *syncback.Result, force bool, stateDir string)
 	if err := writeManifest(d.Journal, m); err != nil {
 		return nil, err
 	}
-	if err := writeAll(dir, res.Files); err != nil {
+	if err := writeAll(dir, res.Files, force); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "write the project (the journal "+d.Journal+" lists its files)")
 	}
 	m.Finished = true
@@ -182,9 +183,10 @@ func writeProject(dir string, res *syncback.Result, force bool, stateDir string)
 
 // writeAll writes the files in two phases: every file's bytes go to a temp file
 // beside it and are synced (in parallel: one fsync after another is what makes a
-// big extraction slow), and only when all are on disk are they renamed into
-// place. A failure in the first phase leaves nothing behind.
-func writeAll(dir string, files []syncback.File) error {
+// big extraction slow), and only when all are on disk are they moved into place,
+// over existing files only with force (a file created since the check is never
+// replaced). A failure in the first phase leaves nothing behind.
+func writeAll(dir string, files []syncback.File, force bool) error {
 	temps := make([]string, len(files))
 	errs := make([]error, len(files))
 	for _, f := range files {
@@ -199,7 +201,7 @@ func writeAll(dir string, files []syncback.File) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				temps[i], errs[i] = writeSynced(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Data)
+				temps[i], errs[i] = atomicfile.Temp(filepath.Join(dir, filepath.FromSlash(files[i].Path)), files[i].Data, atomicfile.UmaskMode)
 			}
 		}()
 	}
@@ -216,35 +218,23 @@ func writeAll(dir string, files []syncback.File) error {
 		}
 		return err
 	}
+	dirs := map[string]bool{}
 	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+		target := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := atomicfile.Place(temps[i], target, force); err != nil {
 			for _, t := range temps[i:] {
 				os.Remove(t)
 			}
 			return err
 		}
+		dirs[filepath.Dir(target)] = true
+	}
+	for d := range dirs {
+		if err := atomicfile.SyncDir(d); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-// writeSynced writes data to a synced temp file beside path and returns its name.
-func writeSynced(path string, data []byte) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
 }
 
 func writeManifest(p string, m *initManifest) error {
@@ -258,29 +248,12 @@ func writeManifest(p string, m *initManifest) error {
 	return nil
 }
 
-// writeDurable writes a file through a temp file that is synced before the rename,
-// creating its folder.
+// writeDurable writes a file of the journal durably, creating its folder.
 func writeDurable(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 func printInit(w io.Writer, d *initData) {

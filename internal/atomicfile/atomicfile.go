@@ -51,6 +51,39 @@ func Create(path string, data []byte, perm fs.FileMode) error {
 	return SyncDir(filepath.Dir(path))
 }
 
+// Temp writes data to a new synced file beside path and returns its name, for a
+// caller that moves many files into place (Place) only once all are written. perm
+// is as for Write; the caller removes the file if it never places it.
+func Temp(path string, data []byte, perm fs.FileMode) (string, error) {
+	return temp(path, data, perm)
+}
+
+// Place moves tmp, a file Temp made beside path, to path. With replace it replaces
+// whatever is there; without, it never does: when path exists it returns an error
+// wrapping fs.ErrExist and leaves tmp for the caller to remove. Path's folder is not
+// synced: call SyncDir once the files of a folder are placed.
+func Place(tmp, path string, replace bool) error {
+	if replace {
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("replace %s: %w", path, err)
+		}
+		return nil
+	}
+	err := os.Link(tmp, path)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		// Some file systems have no hard links: rename when nothing is there, with a
+		// short window in which a file created meanwhile would be replaced.
+		if _, serr := os.Lstat(path); errors.Is(serr, fs.ErrNotExist) {
+			err = os.Rename(tmp, path)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	os.Remove(tmp)
+	return nil
+}
+
 // Batch replaces many files and syncs each of their folders once, in Sync: a
 // rename is durable only once its folder is synced, and a folder holding many of
 // the files need not be synced for each.

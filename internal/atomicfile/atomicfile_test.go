@@ -129,3 +129,51 @@ func TestBatch(t *testing.T) {
 		check(t, filepath.Join(dir, filepath.FromSlash(rel)), data, 0o644)
 	}
 }
+
+// TestTempAndPlace: Place without replace never overwrites a file that appeared
+// after the caller checked; with replace it does; Output keeps a replaced file's mode.
+func TestTempAndPlace(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a.luau")
+	tmp, err := atomicfile.Temp(target, []byte("new"), atomicfile.UmaskMode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Place(tmp, target, false); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Place(no replace) over an existing file = %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "user's" {
+		t.Fatalf("the user's file became %q", b)
+	}
+	if err := atomicfile.Place(tmp, target, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Fatalf("Place(replace) left %q", b)
+	}
+	fresh := filepath.Join(dir, "b.luau")
+	tmp, err = atomicfile.Temp(fresh, []byte("b"), 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Place(tmp, fresh, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"a.luau", "b.luau"}) {
+		t.Fatalf("folder holds %v, want the two files and no temp file", got)
+	}
+	if runtime.GOOS != "windows" {
+		if err := os.Chmod(fresh, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := atomicfile.Output(fresh, []byte("again")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("Output changed a replaced file's mode to %v", fi.Mode().Perm())
+		}
+	}
+}
