@@ -36,8 +36,10 @@ type Txn struct {
 	Recompute func(ctx context.Context) (*State, error)
 	Studio    Studio
 	Journal   *Journal
-	// SessionID is the Studio session the transaction writes to (the token's sid).
+	// SessionID is the Studio session the transaction writes to (the token's sid);
+	// Place is its place, which recovery looks for if the session's answer is lost.
 	SessionID string
+	Place     Place
 	// PreviousPlan returns the plan a token was issued for, if still known, so a
 	// mismatch can say which changes moved.
 	PreviousPlan func(hash string) *plan.Plan
@@ -82,7 +84,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return res, nil
 	}
-	rec, err := t.Journal.Prepare(res.TxID, st, w)
+	rec, err := t.Journal.Prepare(res.TxID, st, w, t.Place)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,8 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			}
 			// Anything else (a lost connection, a timeout): the plugin may or may not
 			// have applied, so the journal stays open and is finished or rolled back
-			// when Studio answers again.
+			// by what Studio holds when a Studio with this place answers again.
+			rec.wait(WaitStudio, "")
 			ce := errcode.As(err)
 			if ce.Code == errcode.Internal {
 				ce.Code = errcode.StudioTimeout
@@ -126,17 +129,16 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 				Reason(errcode.ReasonStudioLostDuringApply, errcode.NextResolveTransaction, errcode.NextShowStatus)
 		}
 	}
-	files, err := rec.Commit()
-	if err == nil {
-		for _, f := range files {
-			if f.Action == "kept" {
-				res.Warnings = append(res.Warnings, f.Path+" changed after the plan and was left as it is; plan again to see the difference")
-			}
-		}
+	if err := rec.MarkCommitting(); err != nil {
+		// Studio holds the patch; the journal still says studio-sent, which
+		// recovery finishes by what Studio holds.
+		return nil, errcode.As(err).With("txId", res.TxID).With("pending", true)
 	}
+	files, warnings, err := rec.Commit()
 	if err != nil {
 		return nil, err
 	}
+	res.Warnings = append(res.Warnings, warnings...)
 	res.Files = files
 	// Both sides are written. A token that cannot be recorded as spent is harmless:
 	// the next plan differs, so the token no longer matches anything.
