@@ -93,10 +93,10 @@ func (h *Host) recoverPending() {
 // recoverLocked finishes or rolls back the open transactions it can, by what the
 // Studio of each transaction's place holds; the caller has the turn. Only the
 // host that holds the project's host lock runs it (Start takes the lock first).
-func (h *Host) recoverLocked() {
+func (h *Host) recoverLocked() []apply.Pending {
 	pending, err := h.journal.Pending()
 	if err != nil || (len(pending) == 0 && !h.untidy.Load()) {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
 	defer cancel()
@@ -113,6 +113,7 @@ func (h *Host) recoverLocked() {
 	for _, d := range done {
 		h.log.Info("finished open transaction", "txId", d.TxID, "state", d.State)
 	}
+	return done
 }
 
 // connector finds, for recovery, the connected Studio of a transaction's place:
@@ -191,7 +192,20 @@ func (h *Host) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverR
 		return nil, errcode.New(errcode.Busy, "an apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
 	}
 	defer h.turn.give()
-	h.recoverLocked()
+	done := h.recoverLocked()
+	if req.Action != "" {
+		// What Studio showed (or a disk with space again) may settle it first.
+		if pending, err := h.journal.Pending(); err == nil && len(pending) == 0 && len(done) > 0 &&
+			(req.TxID == "" || req.TxID == done[len(done)-1].TxID) {
+			d := done[len(done)-1]
+			action := apply.ActionFinish
+			if d.State != "committed" {
+				action = apply.ActionAbort
+			}
+			return &apply.RecoverResult{Transactions: []apply.OpenTransaction{},
+				Resolved: &apply.Resolved{TxID: d.TxID, Action: action, State: d.State, Files: []apply.FileChange{}, Studio: []apply.PathSide{}}}, nil
+		}
+	}
 	var res *apply.RecoverResult
 	err := h.studio.use(func(snaps *snapshots) error {
 		var err error
