@@ -13,6 +13,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
@@ -483,6 +484,43 @@ func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance)
 	if err != nil {
 		return err
 	}
+	if err := sawWhatThePlanSaw(st, c, ops); err != nil {
+		return err
+	}
 	w.files = append(w.files, ops...)
+	return nil
+}
+
+// sawWhatThePlanSaw refuses a pulled change whose script file was read, to be
+// written, with other bytes than the plan saw: a save that landed between the
+// plan's recompute and that read would otherwise become the file's expected
+// bytes, and the commit would replace it. (The writeback reads the live folder;
+// the plan, the disk as it loaded it.)
+func sawWhatThePlanSaw(st *State, c *plan.Change, ops []project.FileOp) error {
+	if c.Disk == nil || !c.Disk.IsScript() || c.FsPath == "" {
+		return nil
+	}
+	for _, op := range ops {
+		if op.Path != c.FsPath || op.Expect == "" || op.Dir {
+			continue
+		}
+		want := c.Disk.RawHash
+		if want == "" {
+			want = c.Disk.SourceHash
+		}
+		if op.Expect == want {
+			continue
+		}
+		if c.Disk.RawHash == "" && st.FS != nil {
+			// The Source hash is the file's unless the file has CRLF line endings.
+			if b, err := fs.ReadFile(st.FS, op.Path); err == nil && gitblob.Hash(b) == op.Expect &&
+				gitblob.Hash([]byte(project.NormalizeSource(string(b)))) == c.Disk.SourceHash {
+				continue
+			}
+		}
+		return errcode.New(errcode.PreconditionFailed, "%s changed on disk after the plan was recomputed", op.Path).
+			Reason(errcode.ReasonDiskMoved, errcode.NextReplan).
+			With("failures", []map[string]any{{"path": op.Path, "field": "diskHash", "expected": want, "actual": op.Expect}})
+	}
 	return nil
 }
