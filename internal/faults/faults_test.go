@@ -29,16 +29,16 @@ func (t tally) String() string {
 	return b.String()
 }
 
-// racingWriters saves files (indexes) each once, at a random moment within
-// window, while run runs; it returns what each writer saved.
-func racingWriters(p *proj, files []int, window time.Duration, run func()) map[int]string {
+// racingWriters saves files (indexes) each once, at a random moment between from
+// and to after run starts, while run runs; it returns what each writer saved.
+func racingWriters(p *proj, files []int, from, to time.Duration, run func()) map[int]string {
 	saved := map[int]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	stamp := time.Now().UnixNano()
 	for _, i := range files {
 		wg.Go(func() {
-			time.Sleep(time.Duration(rand.Int64N(int64(window))))
+			time.Sleep(from + time.Duration(rand.Int64N(int64(to-from))))
 			content := fmt.Sprintf("-- S%d saved by the user %d\n", i, stamp)
 			p.write(i, content)
 			mu.Lock()
@@ -71,7 +71,8 @@ func TestFaultApplyRacesWriters(t *testing.T) {
 		p.setStudio(studio)
 		token, _ := p.planToken()
 		var res applyResult
-		saved := racingWriters(p, files, window, func() { res = p.apply(token) })
+		// An apply's disk work comes late in it.
+		saved := racingWriters(p, files, window/3, window, func() { res = p.apply(token) })
 		outcomes[outcome(res.env)]++
 		for _, i := range files {
 			saves++
@@ -137,7 +138,7 @@ func TestFaultUndoRacesWriters(t *testing.T) {
 			t.Fatalf("round %d: apply: %s", r, outcome(res.env))
 		}
 		var undo envelope
-		saved := racingWriters(p, files, window, func() { undo = p.cli("sync", "undo") })
+		saved := racingWriters(p, files, 0, window*2/3, func() { undo = p.cli("sync", "undo") })
 		outcomes[outcome(undo)]++
 		actions := map[string]string{}
 		if undo.OK {
