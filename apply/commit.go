@@ -51,22 +51,7 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 			errs[i] = dirs.MkdirAll(filepath.FromSlash(f.Path), 0o755)
 		}
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(commitWorkers, len(r.Files)) {
-		wg.Go(func() {
-			for i := range next {
-				changes[i], errs[i] = r.commitFile(root, i)
-			}
-		})
-	}
-	for i, f := range r.Files {
-		if !f.Dir {
-			next <- i
-		}
-	}
-	close(next)
-	wg.Wait()
+	r.eachFile(func(i int) { changes[i], errs[i] = r.commitFile(root, i) })
 	for i, f := range r.Files {
 		if f.Dir && f.Delete {
 			changes[i] = FileChange{Path: f.Path, Action: "rmdir"}
@@ -107,6 +92,27 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 	r.tidy(root)
 	r.j.prune()
 	return changes, warnings, nil
+}
+
+// eachFile runs fn for the index of every file (not folder) of the record, on
+// commitWorkers goroutines: casfile is safe for concurrent use on different names.
+func (r *record) eachFile(fn func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(commitWorkers, len(r.Files)) {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i, f := range r.Files {
+		if !f.Dir {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
 }
 
 // commitFile swaps one file in.
@@ -154,11 +160,15 @@ func (r *record) newBytes(i int) ([]byte, error) {
 // (staged copies, and aside copies whose bytes the journal holds) and records
 // that it is tidy.
 func (r *record) tidy(root *casfile.Root) {
-	for _, f := range r.Files {
-		if !f.Dir {
-			r.discard(root, f, r.tag())
+	var mu sync.Mutex // discard may rewrite the record (a pre-image from an aside copy)
+	r.eachFile(func(i int) {
+		f := r.Files[i]
+		if f.Expect != "" && f.PreHash != f.Expect {
+			mu.Lock()
+			defer mu.Unlock()
 		}
-	}
+		r.discard(root, f, r.tag())
+	})
 	for _, dir := range r.probeDirs() {
 		_ = os.Remove(filepath.Join(dir, probeName(r.tag())))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +112,11 @@ func TestFaultHostKilledMidApply(t *testing.T) {
 		if p.resolve(r) {
 			recovered++
 		}
+		for _, state := range []string{"committed", "aborted"} {
+			if strings.Contains(hostProc.output(), "state="+state) {
+				outcomes["recovery "+state]++
+			}
+		}
 		lost += p.check(k)
 		p.settle(fmt.Sprintf("round %d", r))
 	}
@@ -127,7 +133,8 @@ func TestFaultHostKilledMidApply(t *testing.T) {
 func TestFaultStudioKilledMidApply(t *testing.T) {
 	n := rounds(t, 2)
 	p := newProj(t)
-	p.serve()
+	hostProc := p.serve()
+	seen := map[string]int{}
 	var window time.Duration
 	outcomes, lost, recovered, sides := tally{}, 0, 0, tally{}
 	for r := range n {
@@ -160,6 +167,12 @@ func TestFaultStudioKilledMidApply(t *testing.T) {
 		studio = p.emulator(restart)
 		if p.resolve(r) {
 			recovered++
+		}
+		for _, state := range []string{"committed", "aborted"} {
+			if n := strings.Count(hostProc.output(), "state="+state); n > seen[state] {
+				outcomes["recovery "+state] += n - seen[state]
+				seen[state] = n
+			}
 		}
 		lost += p.check(k)
 		p.settle(fmt.Sprintf("round %d", r))
