@@ -17,7 +17,7 @@ import (
 
 // commitWorkers bounds how many files a commit swaps at once: each swap waits on
 // fsync, and the file system batches concurrent ones.
-const commitWorkers = 16
+const commitWorkers = 8
 
 // Commit writes the staged files into the project, each by compare-and-swap
 // (casfile, tagged with the transaction id): a file is replaced or deleted only
