@@ -10,7 +10,7 @@ export SOURCE_DATE_EPOCH
 # Studio runs on Windows and macOS, where no test runs: CI compiles and vets for them.
 CROSS_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64
 
-.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench fuzz
+.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench fuzz faults faults
 
 all: build
 
@@ -58,6 +58,14 @@ test-plugin:
 	cd plugin && npm test
 
 test: deps e2e-deps vet test-go test-plugin
+
+# The fault suite's long form (internal/faults): every race 50 times, with real
+# processes killed by SIGKILL; each test logs its count line ("N rounds, 0 lost").
+# `make test` runs its short form. ATLAS_FAULT_ROUNDS=N for another count.
+ATLAS_FAULT_ROUNDS ?= 50
+faults: deps-plugin
+	@echo "==> the fault suite, $(ATLAS_FAULT_ROUNDS) rounds of each race (several minutes)"
+	ATLAS_FAULT_ROUNDS=$(ATLAS_FAULT_ROUNDS) $(GO) test -count=1 -v -timeout 60m -run '^TestFault' ./internal/faults/
 
 # The binary and every test binary compile and link for each target, and vet passes
 # there. `go test -exec true` links each package's test binary and "runs" it with

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/internal/atomicfile"
+	"github.com/atlas-rbx/atlas/internal/casfile"
+	"github.com/atlas-rbx/atlas/internal/diskfull"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
@@ -24,10 +25,26 @@ import (
 const (
 	statePrepared   = "prepared"    // pre-images saved, nothing staged yet
 	stateStaged     = "staged"      // new contents staged in the journal
-	stateStudioSent = "studio-sent" // the Studio patch was sent: outcome known only to the plugin
+	stateStudioSent = "studio-sent" // the Studio patch was sent: Studio holds the answer
+	stateCommitting = "committing"  // Studio applied the patch (or there was none): disk is being written
 	stateCommitted  = "committed"   // both sides written
 	stateAborted    = "aborted"     // nothing written (or rolled back)
 	stateUndone     = "undone"      // committed, then undone
+)
+
+// What an open transaction waits for (Pending.Waiting).
+const (
+	// WaitStudio: the patch was sent and Studio's answer was lost; Atlas waits for
+	// a Studio with the transaction's place to connect, and then finishes or rolls
+	// back the transaction by what that Studio holds.
+	WaitStudio = "studio"
+	// WaitDecision: Studio holds part of the patch, or what it holds cannot be
+	// told; a person decides (sync recover --finish or --abort).
+	WaitDecision = "decision"
+	// WaitDisk: Studio holds the patch but the files could not all be written
+	// (Pending.Error says why); Atlas tries again at each start, Studio connection
+	// and apply, or sync recover --finish does.
+	WaitDisk = "disk"
 )
 
 // Journal keeps one record per transaction under a folder of the state dir: the
@@ -36,13 +53,32 @@ type Journal struct {
 	Dir string
 }
 
+// Place names the Studio place a transaction was sent to. Recovery asks only a
+// Studio with the same place: the same place id, or, for an unpublished place
+// (id 0), the same place name.
+type Place struct {
+	ID   int64  `json:"placeId"`
+	Name string `json:"placeName"`
+}
+
+// Same reports whether o is the place p.
+func (p Place) Same(o Place) bool {
+	if p.ID != 0 || o.ID != 0 {
+		return p.ID == o.ID
+	}
+	return p.Name == o.Name
+}
+
 type journalFile struct {
 	Path   string `json:"path"` // relative to the project folder
 	Delete bool   `json:"delete,omitempty"`
 	Dir    bool   `json:"dir,omitempty"`
 	Expect string `json:"expect"`
 	Pre    string `json:"pre,omitempty"` // journal-relative copy of the old bytes
-	New    string `json:"new,omitempty"` // journal-relative staged new bytes
+	// PreHash is the blob id of the bytes at Pre; the commit replaces them with the
+	// file's aside copy when it is not Expect (the file moved after it was read).
+	PreHash string `json:"preHash,omitempty"`
+	New     string `json:"new,omitempty"` // journal-relative staged new bytes
 	// NewHash is the blob id of what the transaction wrote ("" for deletes): undo
 	// restores the pre-image only while the file still holds exactly that.
 	NewHash string `json:"newHash,omitempty"`
@@ -67,9 +103,10 @@ type record struct {
 	dir   string
 	TxID  string `json:"txId"`
 	State string `json:"state"`
-	// SessionID is the Studio session the patch goes to: only it can say whether
-	// the patch was applied.
+	// SessionID is the Studio session the patch goes to; Place is its place, which
+	// recovery looks for (a restarted Studio has a new session id).
 	SessionID string `json:"sessionId"`
+	Place     Place  `json:"place"`
 	// Results are the plugin's per-op answers (handles of added instances).
 	Results    json.RawMessage  `json:"results,omitempty"`
 	PlanHash   string           `json:"planHash"`
@@ -79,39 +116,46 @@ type record struct {
 	Files      []journalFile    `json:"files"`
 	Ops        []protocol.Op    `json:"ops"`
 	StudioPre  []studioPreImage `json:"studioPreImages"`
+	// Checks are the instance paths the patch changes, each with what Studio
+	// holds there before and after it: recovery compares them with Studio.
+	Checks []instanceCheck `json:"checks"`
 	// Parents are the instance paths of add ops' parents, for undo.
-	Parents   []parentRef `json:"parents,omitempty"`
+	Parents []parentRef `json:"parents,omitempty"`
+	// Waiting, Error and Untidy live in the state file (recordState).
+	Waiting   string `json:"-"`
+	Error     string `json:"-"`
+	Untidy    bool   `json:"-"`
 	stageData []project.FileOp
 }
 
 // Prepare writes the journal record with every pre-image.
-func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err error) {
+func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *record, err error) {
 	r := &record{j: j, dir: filepath.Join(j.Dir, txID), TxID: txID, State: statePrepared, PlanHash: st.Plan.Hash, SessionID: st.Plan.SessionID,
-		ProjectDir: st.Dir, CreatedAt: time.Now().UTC(), Ops: w.ops, Files: []journalFile{}, StudioPre: []studioPreImage{}}
+		Place: place, ProjectDir: st.Dir, CreatedAt: time.Now().UTC(), Ops: w.ops, Files: []journalFile{}, StudioPre: []studioPreImage{}}
 	defer func() {
 		if err != nil {
 			os.RemoveAll(r.dir) // a record that was never complete must not linger
 		}
 	}()
-	if err := os.MkdirAll(filepath.Join(r.dir, "pre"), 0o700); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
-	}
-	if err := os.MkdirAll(filepath.Join(r.dir, "new"), 0o700); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "create journal")
+	for _, sub := range []string{"pre", "new"} {
+		if err := os.MkdirAll(filepath.Join(r.dir, sub), 0o700); err != nil {
+			return nil, journalError(err, "create journal")
+		}
 	}
 	for i, f := range w.files {
 		jf := journalFile{Path: f.Path, Delete: f.Delete, Dir: f.Dir, Expect: f.Expect}
-		if !f.Dir {
+		if !f.Dir && f.Expect != "" {
 			old, err := os.ReadFile(r.abs(f.Path))
 			switch {
 			case err == nil:
 				jf.Pre = filepath.Join("pre", strconv.Itoa(i))
-				if err := os.WriteFile(filepath.Join(r.dir, jf.Pre), old, 0o600); err != nil {
-					return nil, errcode.Wrap(errcode.Internal, err, "journal pre-image")
+				jf.PreHash = gitblob.Hash(old)
+				if err := writeFile(filepath.Join(r.dir, jf.Pre), old); err != nil {
+					return nil, journalError(err, "journal pre-image")
 				}
 			case errors.Is(err, fs.ErrNotExist):
 			default:
-				return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
+				return nil, journalError(err, "read "+f.Path)
 			}
 		}
 		if !f.Delete && !f.Dir {
@@ -141,8 +185,8 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err err
 		}
 		r.StudioPre = append(r.StudioPre, pre)
 	}
+	byHandle := map[string]*dom.Instance{}
 	if st.Studio != nil {
-		byHandle := map[string]*dom.Instance{}
 		st.Studio.Walk(func(x *dom.Instance) bool { byHandle[x.Handle] = x; return true })
 		for _, op := range w.ops {
 			if op.Op == protocol.OpAdd {
@@ -152,6 +196,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err err
 			}
 		}
 	}
+	r.Checks = checksOf(w.ops, byHandle)
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -159,7 +204,22 @@ func (j *Journal) Prepare(txID string, st *State, w *work) (rec *record, err err
 	return r, nil
 }
 
+// writeFile writes a journal file; tests replace it to fail as a full disk does.
+var writeFile = func(name string, data []byte) error { return os.WriteFile(name, data, 0o600) }
+
+// journalError is a failed write or read of the journal: E_DISK_FULL when the disk
+// is full, else E_INTERNAL.
+func journalError(err error, msg string) error {
+	if diskfull.Is(err) {
+		return diskfull.Wrap(err, msg)
+	}
+	return errcode.Wrap(errcode.Internal, err, msg)
+}
+
 func (r *record) abs(rel string) string { return filepath.Join(r.ProjectDir, filepath.FromSlash(rel)) }
+
+// tag names the transaction's temporary files in the project (casfile's tag).
+func (r *record) tag() string { return r.TxID }
 
 // save writes the whole record once, when it is prepared; later transitions only
 // rewrite the small state file, so a big transaction is not re-encoded at each step.
@@ -171,13 +231,13 @@ func (r *record) save() error {
 	}
 	var batch atomicfile.Batch
 	if err := batch.Replace(filepath.Join(r.dir, "journal.json"), b, 0o600); err != nil {
-		return errcode.Wrap(errcode.Internal, err, "write journal")
+		return journalError(err, "write journal")
 	}
 	if err := batch.Replace(filepath.Join(r.dir, "state.json"), r.stateJSON(), 0o600); err != nil {
-		return errcode.Wrap(errcode.Internal, err, "write journal")
+		return journalError(err, "write journal")
 	}
 	if err := batch.Sync(); err != nil {
-		return errcode.Wrap(errcode.Internal, err, "write journal")
+		return journalError(err, "write journal")
 	}
 	return nil
 }
@@ -186,12 +246,19 @@ func (r *record) save() error {
 type recordState struct {
 	TxID      string    `json:"txId"`
 	State     string    `json:"state"`
+	Place     Place     `json:"place"`
+	SessionID string    `json:"sessionId,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	Waiting   string    `json:"waiting,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	// Untidy: committed, but its aside copies may still be in the project.
+	Untidy bool `json:"untidy,omitempty"`
 }
 
 func (r *record) stateJSON() []byte {
-	b, _ := json.Marshal(recordState{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+	b, _ := json.Marshal(recordState{TxID: r.TxID, State: r.State, Place: r.Place, SessionID: r.SessionID, CreatedAt: r.CreatedAt,
+		UpdatedAt: r.UpdatedAt, Waiting: r.Waiting, Error: r.Error, Untidy: r.Untidy})
 	return b
 }
 
@@ -199,9 +266,18 @@ func (r *record) stateJSON() []byte {
 func (r *record) saveState() error {
 	r.UpdatedAt = time.Now().UTC()
 	if err := atomicfile.Write(filepath.Join(r.dir, "state.json"), r.stateJSON(), 0o600); err != nil {
-		return errcode.Wrap(errcode.Internal, err, "write journal")
+		return journalError(err, "write journal")
 	}
 	return nil
+}
+
+// wait records what an open transaction waits for, when that changed.
+func (r *record) wait(waiting, why string) {
+	if r.Waiting == waiting && r.Error == why {
+		return
+	}
+	r.Waiting, r.Error = waiting, why
+	_ = r.saveState()
 }
 
 // Stage writes the new contents into the journal; nothing in the project changes yet.
@@ -210,8 +286,8 @@ func (r *record) Stage() error {
 		if f.New == "" {
 			continue
 		}
-		if err := os.WriteFile(filepath.Join(r.dir, f.New), r.stageData[i].Data, 0o600); err != nil {
-			return errcode.Wrap(errcode.Internal, err, "stage "+f.Path)
+		if err := writeFile(filepath.Join(r.dir, f.New), r.stageData[i].Data); err != nil {
+			return journalError(err, "stage "+f.Path)
 		}
 	}
 	r.State = stateStaged
@@ -266,22 +342,27 @@ func orNoFile(hash string) string {
 	return hash
 }
 
-// probeWritable checks that a file can be created in dir; tests replace it.
-var probeWritable = func(dir string) error {
-	f, err := os.CreateTemp(dir, ".atlas-probe-*")
+// probeName is the file Preflight creates, and at once removes, in each folder
+// the commit writes in; named like casfile's temporary files (IsTemp), so that
+// loaders ignore it and recovery removes one a killed host left.
+func probeName(tag string) string { return ".atlas-" + tag + "-probe.new" }
+
+// probeWritable checks that the file name can be created in dir; tests replace it.
+var probeWritable = func(dir, name string) error {
+	p := filepath.Join(dir, name)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	name := f.Name()
 	f.Close()
-	return os.Remove(name)
+	return os.Remove(p)
 }
 
-// Preflight checks that every folder the commit writes in can be written, so a
-// read-only folder refuses the transaction before Studio is touched.
-func (r *record) Preflight() error {
+// probeDirs lists the folders the commit writes in (the nearest existing ancestor
+// of a folder it makes), each once.
+func (r *record) probeDirs() []string {
 	checked := map[string]bool{}
-	var failures []map[string]any
+	var out []string
 	for _, f := range r.Files {
 		dir := filepath.Dir(r.abs(f.Path))
 		if f.Dir && !f.Delete {
@@ -293,12 +374,36 @@ func (r *record) Preflight() error {
 			}
 			dir = filepath.Dir(dir)
 		}
-		if checked[dir] {
-			continue
+		if !checked[dir] {
+			checked[dir] = true
+			out = append(out, dir)
 		}
-		checked[dir] = true
-		if err := probeWritable(dir); err != nil {
-			failures = append(failures, map[string]any{"path": f.Path, "field": "writable", "expected": "a writable folder", "actual": err.Error()})
+	}
+	return out
+}
+
+// Preflight checks, before Studio is touched, that every path the commit writes
+// stays inside the project (no symbolic link leaving it, none replaced by a file:
+// E_PROJECT_INVALID) and that every folder it writes in can be written.
+func (r *record) Preflight() error {
+	root, err := casfile.Open(r.ProjectDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, f := range r.Files {
+		if err := root.Check(f.Path); err != nil {
+			return err
+		}
+	}
+	var failures []map[string]any
+	for _, dir := range r.probeDirs() {
+		if err := probeWritable(dir, probeName(r.tag())); err != nil {
+			if diskfull.Is(err) {
+				return diskfull.Wrap(err, "write in "+dir)
+			}
+			rel, _ := filepath.Rel(r.ProjectDir, dir)
+			failures = append(failures, map[string]any{"path": filepath.ToSlash(rel), "field": "writable", "expected": "a writable folder", "actual": err.Error()})
 		}
 	}
 	if len(failures) > 0 {
@@ -314,102 +419,84 @@ func (r *record) MarkStudioSent() error {
 	return r.saveState()
 }
 
-// Abort drops the staged files: the project was never touched.
+// MarkCommitting records that Studio holds the patch (or there was none): from
+// here on the transaction can only be finished.
+func (r *record) MarkCommitting() error {
+	r.State = stateCommitting
+	r.Waiting, r.Error = "", ""
+	return r.saveState()
+}
+
+// Abort drops a transaction whose files were never written (any state before
+// committing): its staged copies and temporary files go, the project's files
+// are as they were.
 func (r *record) Abort() {
+	r.removeTemp()
 	r.State = stateAborted
+	r.Waiting, r.Error = "", ""
 	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
 	_ = r.saveState()
 }
 
-// Commit moves the staged files into the project (each by a rename in its folder,
-// so no reader sees half a file) and deletes removed ones; it is idempotent, so a
-// transaction interrupted here is finished by running it again.
-func (r *record) Commit() ([]FileChange, error) {
-	if r.State == stateCommitted {
-		return []FileChange{}, nil
+// removeTemp removes the temporary files the transaction may have left in the
+// project before its commit: staged copies and write probes. An aside copy is
+// removed only while it holds exactly the bytes of the journal's pre-image.
+func (r *record) removeTemp() {
+	for _, dir := range r.probeDirs() {
+		_ = os.Remove(filepath.Join(dir, probeName(r.tag())))
 	}
-	var changes []FileChange
-	var firstErr error
-	var batch atomicfile.Batch
+	root, err := casfile.Open(r.ProjectDir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
 	for _, f := range r.Files {
-		target := r.abs(f.Path)
 		if !f.Dir {
-			// The last look: a file saved since the plan is never overwritten. Ours
-			// (already written by an earlier try) or the planned one are fine.
-			cur, err := fileHash(target)
-			if err == nil && cur != f.Expect && cur != f.NewHash && !(f.Delete && cur == "") {
-				changes = append(changes, FileChange{Path: f.Path, Action: "kept"})
-				continue
-			}
+			r.discard(root, f, r.tag())
 		}
-		var action string
-		var err error
-		switch {
-		case f.Dir && f.Delete:
-			action = "rmdir"
-			if err = os.Remove(target); errors.Is(err, fs.ErrNotExist) {
-				err = nil
-			}
-		case f.Dir:
-			action = "mkdir"
-			err = os.MkdirAll(target, 0o755)
-		case f.Delete:
-			action = "delete"
-			if err = os.Remove(target); errors.Is(err, fs.ErrNotExist) {
-				err = nil
-			}
-		default:
-			action = "write"
-			if f.Pre == "" {
-				action = "create"
-			}
-			err = r.install(&batch, f, target)
-		}
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s %s: %w", action, f.Path, err)
-		}
-		changes = append(changes, FileChange{Path: f.Path, Action: action})
 	}
-	if err := batch.Sync(); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	if firstErr != nil {
-		// Studio is written; the journal stays open so a later start can finish it.
-		return nil, errcode.Wrap(errcode.Internal, firstErr, "transaction "+r.TxID+" wrote Studio but could not finish writing disk").
-			Reason(errcode.ReasonDiskCommitFailed, errcode.NextFixPermissions, errcode.NextRestartHost).
-			With("txId", r.TxID).With("pending", true)
-	}
-	r.State = stateCommitted
-	_ = os.RemoveAll(filepath.Join(r.dir, "new"))
-	if err := r.saveState(); err != nil {
-		return nil, err
-	}
-	r.j.prune()
-	if changes == nil {
-		changes = []FileChange{}
-	}
-	return changes, nil
 }
 
-func (r *record) install(batch *atomicfile.Batch, f journalFile, target string) error {
-	data, err := os.ReadFile(filepath.Join(r.dir, f.New))
+// discard removes what operations on f with tag left in the project: the staged
+// copy always, the aside copy only when the journal holds the same bytes (or it
+// is not f's expected bytes, in which case casfile keeps it).
+func (r *record) discard(root *casfile.Root, f journalFile, tag string) {
+	if f.Expect != "" && f.PreHash != f.Expect {
+		if h, found, _ := root.AsideHash(f.Path, tag); found && h == f.Expect {
+			// The only copy of the old bytes: keep it in the journal first.
+			if err := r.keepAside(root, f, tag); err != nil {
+				return
+			}
+		}
+	}
+	_, _ = root.Discard(f.Path, tag, f.Expect)
+}
+
+// keepAside copies f's aside copy (with tag) into the journal as its pre-image.
+func (r *record) keepAside(root *casfile.Root, f journalFile, tag string) error {
+	b, err := root.ReadAside(f.Path, tag)
 	if err != nil {
 		return err
 	}
-	return installBytes(batch, target, data)
-}
-
-// installBytes replaces target with data in batch, creating its folder and keeping
-// its mode; the caller syncs the batch.
-func installBytes(batch *atomicfile.Batch, target string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if gitblob.Hash(b) != f.Expect {
+		return fmt.Errorf("the aside copy of %s changed", f.Path)
+	}
+	i := r.fileIndex(f.Path)
+	name := filepath.Join("pre", strconv.Itoa(i))
+	if err := writeFile(filepath.Join(r.dir, name), b); err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
+	r.Files[i].Pre, r.Files[i].PreHash = name, f.Expect
+	return r.save()
+}
+
+func (r *record) fileIndex(p string) int {
+	for i, f := range r.Files {
+		if f.Path == p {
+			return i
+		}
 	}
-	return batch.Replace(target, data, mode)
+	return -1
 }
 
 // Pending is an open transaction.
@@ -417,6 +504,26 @@ type Pending struct {
 	TxID      string    `json:"txId"`
 	State     string    `json:"state"`
 	CreatedAt time.Time `json:"createdAt"`
+	PlaceID   int64     `json:"placeId"`
+	PlaceName string    `json:"placeName"`
+	// Waiting says what the transaction waits for: studio, decision or disk
+	// (absent while it runs).
+	Waiting string `json:"waiting,omitempty"`
+	// Error is why its files could not be written yet (waiting disk).
+	Error string `json:"error,omitempty"`
+}
+
+func (r *record) pending() Pending {
+	return Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt, PlaceID: r.Place.ID, PlaceName: r.Place.Name, Waiting: r.Waiting, Error: r.Error}
+}
+
+// open reports whether the record is neither finished nor aborted.
+func (r *record) open() bool {
+	switch r.State {
+	case statePrepared, stateStaged, stateStudioSent, stateCommitting:
+		return true
+	}
+	return false
 }
 
 // records lists the transactions from their small state files, oldest first; full
@@ -443,7 +550,8 @@ func (j *Journal) records(full bool) ([]*record, error) {
 		if json.Unmarshal(b, &st) != nil {
 			continue
 		}
-		r := &record{j: j, dir: dir, TxID: st.TxID, State: st.State, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt}
+		r := &record{j: j, dir: dir, TxID: st.TxID, State: st.State, Place: st.Place, SessionID: st.SessionID, CreatedAt: st.CreatedAt,
+			UpdatedAt: st.UpdatedAt, Waiting: st.Waiting, Error: st.Error, Untidy: st.Untidy}
 		if full {
 			if err := r.load(); err != nil {
 				continue
@@ -480,7 +588,7 @@ func (j *Journal) prune() {
 	}
 	var finished []*record
 	for _, r := range recs {
-		if r.State == stateCommitted || r.State == stateAborted || r.State == stateUndone {
+		if !r.open() && !r.Untidy {
 			finished = append(finished, r)
 		}
 	}
@@ -489,7 +597,7 @@ func (j *Journal) prune() {
 	}
 }
 
-// Pending lists transactions that are neither committed nor aborted.
+// Pending lists the open transactions: neither committed nor aborted.
 func (j *Journal) Pending() ([]Pending, error) {
 	recs, err := j.records(false)
 	if err != nil {
@@ -497,62 +605,9 @@ func (j *Journal) Pending() ([]Pending, error) {
 	}
 	out := []Pending{}
 	for _, r := range recs {
-		if r.State == statePrepared || r.State == stateStaged || r.State == stateStudioSent {
-			out = append(out, Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt})
+		if r.open() {
+			out = append(out, r.pending())
 		}
 	}
 	return out, nil
-}
-
-// Recover finishes or rolls back every open transaction: one whose Studio patch its
-// session reports as applied gets its disk writes; one it reports as not applied, or
-// one that never reached Studio, is dropped. A transaction whose session is not
-// connected (studioFor returns nil) waits. The caller must hold the lock that
-// serializes transactions, so no transaction in progress is touched.
-func (j *Journal) Recover(ctx context.Context, studioFor func(sessionID string) Studio) ([]Pending, error) {
-	recs, err := j.records(false)
-	if err != nil {
-		return nil, err
-	}
-	var done []Pending
-	applied := map[string]map[string]bool{} // session → applied tx ids
-	for _, r := range recs {
-		switch r.State {
-		case stateCommitted, stateAborted, stateUndone:
-			continue
-		}
-		if err := r.load(); err != nil {
-			continue
-		}
-		switch r.State {
-		case stateStudioSent:
-			ids, ok := applied[r.SessionID]
-			if !ok {
-				s := studioFor(r.SessionID)
-				if s == nil {
-					continue // wait until that Studio can tell
-				}
-				list, err := s.Transactions(ctx)
-				if err != nil {
-					return done, err
-				}
-				ids = map[string]bool{}
-				for _, id := range list {
-					ids[id] = true
-				}
-				applied[r.SessionID] = ids
-			}
-			if ids[r.TxID] {
-				if _, err := r.Commit(); err != nil {
-					return done, err
-				}
-			} else {
-				r.Abort()
-			}
-		default:
-			r.Abort()
-		}
-		done = append(done, Pending{TxID: r.TxID, State: r.State, CreatedAt: r.CreatedAt})
-	}
-	return done, nil
 }

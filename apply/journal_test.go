@@ -4,85 +4,186 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/casfile"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
-func newRecord(t *testing.T, files []project.FileOp) (*record, string) {
+func hash(s string) string { return gitblob.Hash([]byte(s)) }
+
+var testPlace = Place{ID: 42, Name: "Test"}
+
+func newJournal(t *testing.T) (*Journal, string) {
 	t.Helper()
-	dir := t.TempDir()
-	j := &Journal{Dir: filepath.Join(t.TempDir(), "journal")}
-	st := &State{Plan: &plan.Plan{Hash: "sha256:x"}, Dir: dir}
-	r, err := j.Prepare("tx1", st, &work{files: files})
+	return &Journal{Dir: filepath.Join(t.TempDir(), "journal")}, t.TempDir()
+}
+
+func prepare(t *testing.T, j *Journal, dir, id string, w *work, studio *dom.Instance, p *plan.Plan) *record {
+	t.Helper()
+	if p == nil {
+		p = &plan.Plan{Hash: "h"}
+	}
+	r, err := j.Prepare(id, &State{Plan: p, Dir: dir, Studio: studio}, w, testPlace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, dir
+	if err := r.Stage(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "(none)"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// temps lists the temporary files (casfile's, and write probes) under dir.
+func temps(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(e.Name(), ".atlas-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
 
 func TestCommitWritesCreatesAndDeletes(t *testing.T) {
-	r, dir := newRecord(t, nil)
-	os.WriteFile(filepath.Join(dir, "old.luau"), []byte("old\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "gone.txt"), []byte("bye\n"), 0o644)
-	r2, err := r.j.Prepare("tx2", &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir}, &work{files: []project.FileOp{
-		{Path: "old.luau", Data: []byte("new\n"), Expect: gitblob.Hash([]byte("old\n"))},
+	j, dir := newJournal(t)
+	write(t, dir, "old.luau", "old\n")
+	write(t, dir, "gone.txt", "bye\n")
+	r := prepare(t, j, dir, "tx2", &work{files: []project.FileOp{
+		{Path: "old.luau", Data: []byte("new\n"), Expect: hash("old\n")},
+		{Path: "sub", Dir: true},
 		{Path: "sub/new.luau", Data: []byte("made\n")},
-		{Path: "gone.txt", Delete: true, Expect: gitblob.Hash([]byte("bye\n"))},
-	}})
+		{Path: "gone.txt", Delete: true, Expect: hash("bye\n")},
+	}}, nil, nil)
+	if err := r.CheckDisk(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Preflight(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, "old.luau"); got != "old\n" {
+		t.Fatalf("staging touched the project: %q", got)
+	}
+	if err := r.MarkCommitting(); err != nil {
+		t.Fatal(err)
+	}
+	files, warnings, err := r.Commit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r2.Stage(); err != nil {
-		t.Fatal(err)
-	}
-	if err := r2.CheckDisk(); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "old.luau")); string(b) != "old\n" {
-		t.Fatalf("staging touched the project: %q", b)
-	}
-	if _, err := r2.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{"old.luau": "new\n", "sub/new.luau": "made\n"} {
-		if b, _ := os.ReadFile(filepath.Join(dir, path)); string(b) != want {
-			t.Errorf("%s = %q, want %q", path, b, want)
+	want := []string{"old.luau write", "sub mkdir", "sub/new.luau create", "gone.txt delete"}
+	for i, f := range files {
+		if got := f.Path + " " + f.Action; got != want[i] {
+			t.Errorf("files[%d] = %s, want %s", i, got, want[i])
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "gone.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("gone.txt still there: %v", err)
+	if len(warnings) != 0 {
+		t.Errorf("warnings = %v", warnings)
 	}
-	// The pre-image of the overwritten file is kept in the journal.
-	pre, err := os.ReadFile(filepath.Join(r2.dir, r2.Files[0].Pre))
-	if err != nil || string(pre) != "old\n" {
-		t.Errorf("pre-image = %q, %v", pre, err)
+	for path, want := range map[string]string{"old.luau": "new\n", "sub/new.luau": "made\n", "gone.txt": "(none)"} {
+		if got := read(t, dir, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	// The pre-images of the overwritten and the deleted file are in the journal;
+	// no temporary file is left in the project.
+	for _, i := range []int{0, 3} {
+		pre, err := os.ReadFile(filepath.Join(r.dir, r.Files[i].Pre))
+		if err != nil || gitblob.Hash(pre) != r.Files[i].Expect {
+			t.Errorf("pre-image of %s = %q, %v", r.Files[i].Path, pre, err)
+		}
+	}
+	if left := temps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 	// Committing again (a restart finishing it) is harmless.
-	if _, err := r2.Commit(); err != nil {
+	if _, _, err := r.Commit(); err != nil {
 		t.Fatalf("second commit: %v", err)
 	}
 }
 
-func TestCheckDiskRefusesMovedFiles(t *testing.T) {
-	r, dir := newRecord(t, nil)
-	os.WriteFile(filepath.Join(dir, "a.luau"), []byte("changed\n"), 0o644)
-	r2, err := r.j.Prepare("tx3", &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir}, &work{files: []project.FileOp{
-		{Path: "a.luau", Data: []byte("x"), Expect: gitblob.Hash([]byte("original\n"))},
-		{Path: "b.luau", Data: []byte("x")},
-	}})
+// A file saved after the disk check and before the commit is kept, with a
+// warning: never overwritten, never reported as written.
+func TestCommitKeepsAnEditMadeAfterTheCheck(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "planned\n")
+	write(t, dir, "b.luau", "planned\n")
+	r := prepare(t, j, dir, "tx1", &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("studio\n"), Expect: hash("planned\n")},
+		{Path: "b.luau", Delete: true, Expect: hash("planned\n")},
+		{Path: "c.luau", Data: []byte("studio\n")},
+	}}, nil, nil)
+	if err := r.CheckDisk(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.luau", "user\n")
+	write(t, dir, "b.luau", "user\n")
+	write(t, dir, "c.luau", "user\n")
+	files, warnings, err := r.Commit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "b.luau"), []byte("appeared\n"), 0o644)
-	err = r2.CheckDisk()
+	for _, f := range files {
+		if f.Action != "kept" {
+			t.Errorf("%s: action %s, want kept", f.Path, f.Action)
+		}
+		if got := read(t, dir, f.Path); got != "user\n" {
+			t.Errorf("%s = %q: the user's edit was lost", f.Path, got)
+		}
+	}
+	if len(warnings) != 3 {
+		t.Errorf("warnings = %v, want one per kept file", warnings)
+	}
+	if left := temps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestCheckDiskRefusesMovedFiles(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "changed\n")
+	r := prepare(t, j, dir, "tx3", &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("x"), Expect: hash("original\n")},
+		{Path: "b.luau", Data: []byte("x")},
+	}}, nil, nil)
+	write(t, dir, "b.luau", "appeared\n")
+	err := r.CheckDisk()
 	if errcode.Of(err) != errcode.PreconditionFailed {
 		t.Fatalf("CheckDisk = %v, want E_PRECONDITION_FAILED", err)
 	}
@@ -92,30 +193,25 @@ func TestCheckDiskRefusesMovedFiles(t *testing.T) {
 }
 
 func TestPreflightRefusesUnwritableFolder(t *testing.T) {
-	r, dir := newRecord(t, nil)
+	j, dir := newJournal(t)
 	ro := filepath.Join(dir, "ro")
 	os.MkdirAll(ro, 0o755)
-	r2, err := r.j.Prepare("tx4", &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir}, &work{files: []project.FileOp{
-		{Path: "ro/a.luau", Data: []byte("x")},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := prepare(t, j, dir, "tx4", &work{files: []project.FileOp{{Path: "ro/a.luau", Data: []byte("x")}}}, nil, nil)
 	// A read-only folder: chmod suffices for ordinary users; root ignores modes, so
 	// the probe is told what the OS would say.
 	os.Chmod(ro, 0o555)
 	defer os.Chmod(ro, 0o755)
 	if os.Geteuid() == 0 {
 		old := probeWritable
-		probeWritable = func(d string) error {
+		probeWritable = func(d, name string) error {
 			if d == ro {
 				return &os.PathError{Op: "open", Path: d, Err: errors.New("read-only file system")}
 			}
-			return old(d)
+			return old(d, name)
 		}
 		defer func() { probeWritable = old }()
 	}
-	err = r2.Preflight()
+	err := r.Preflight()
 	if errcode.Of(err) != errcode.PreconditionFailed {
 		t.Fatalf("Preflight = %v, want E_PRECONDITION_FAILED", err)
 	}
@@ -127,55 +223,337 @@ func TestPreflightRefusesUnwritableFolder(t *testing.T) {
 	}
 }
 
-func TestRecoverCommitsAppliedAndDropsTheRest(t *testing.T) {
-	dir := t.TempDir()
-	j := &Journal{Dir: filepath.Join(t.TempDir(), "journal")}
-	mk := func(id, path string) *record {
-		r, err := j.Prepare(id, &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir}, &work{files: []project.FileOp{{Path: path, Data: []byte(id)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Stage(); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.MarkStudioSent(); err != nil {
-			t.Fatal(err)
-		}
-		return r
+// A path through a symbolic link that leaves the project, or onto a link, is
+// refused before Studio is touched.
+func TestPreflightRefusesSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	write(t, outside, "x.luau", "outside\n")
+	for name, path := range map[string]string{"folder leaving": "out/x.luau", "file link": "link.luau"} {
+		t.Run(name, func(t *testing.T) {
+			j, dir := newJournal(t)
+			if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(outside, "x.luau"), filepath.Join(dir, "link.luau")); err != nil {
+				t.Fatal(err)
+			}
+			r := prepare(t, j, dir, "tx5", &work{files: []project.FileOp{{Path: path, Data: []byte("studio\n"), Expect: hash("outside\n")}}}, nil, nil)
+			err := r.Preflight()
+			if errcode.Of(err) != errcode.ProjectInvalid {
+				t.Fatalf("Preflight = %v, want E_PROJECT_INVALID", err)
+			}
+			if got := read(t, outside, "x.luau"); got != "outside\n" {
+				t.Errorf("the file outside changed: %q", got)
+			}
+		})
 	}
-	mk("applied", "a.txt")
-	mk("lost", "b.txt")
-	done, err := j.Recover(t.Context(), func(string) Studio { return fakeStudio{applied: []string{"applied"}} })
+}
+
+// A full disk while the journal is written is E_DISK_FULL (reasonCode
+// disk_full), and the record does not linger.
+func TestJournalDiskFullIsDiskFull(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "old\n")
+	old := writeFile
+	writeFile = func(name string, data []byte) error {
+		return &os.PathError{Op: "write", Path: name, Err: syscall.ENOSPC}
+	}
+	defer func() { writeFile = old }()
+	_, err := j.Prepare("tx6", &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir}, &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("new\n"), Expect: hash("old\n")},
+	}}, testPlace)
+	if errcode.Of(err) != errcode.DiskFull || errcode.As(err).ReasonCode() != errcode.ReasonDiskFull {
+		t.Fatalf("Prepare = %v, want E_DISK_FULL disk_full", err)
+	}
+	if p, _ := j.Pending(); len(p) != 0 {
+		t.Errorf("a failed prepare left an open transaction: %v", p)
+	}
+}
+
+// A host killed during a commit leaves a file aside (its path empty) and
+// another's staged copy: recovery finishes the commit from where it stopped and
+// leaves no temporary file.
+func TestRecoverFinishesAnInterruptedCommit(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "old a\n")
+	write(t, dir, "b.luau", "old b\n")
+	r := prepare(t, j, dir, "tx7", &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("new a\n"), Expect: hash("old a\n")},
+		{Path: "b.luau", Data: []byte("new b\n"), Expect: hash("old b\n")},
+	}}, nil, nil)
+	if err := r.MarkCommitting(); err != nil {
+		t.Fatal(err)
+	}
+	// What a kill between casfile's steps leaves: a.luau moved aside, b.luau's new
+	// bytes staged beside it.
+	if err := os.Rename(filepath.Join(dir, "a.luau"), filepath.Join(dir, ".atlas-tx7-a.luau.pre")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, ".atlas-tx7-b.luau.new", "new b\n")
+	write(t, dir, ".atlas-tx7-probe.new", "")
+	done, err := j.Recover(t.Context(), func(Place, string) *Connection { return nil })
+	if err != nil || len(done) != 1 || done[0].State != stateCommitted {
+		t.Fatalf("Recover = %v, %v; want tx7 committed", done, err)
+	}
+	if a, b := read(t, dir, "a.luau"), read(t, dir, "b.luau"); a != "new a\n" || b != "new b\n" {
+		t.Errorf("files = %q, %q", a, b)
+	}
+	if left := temps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// A transaction that never reached Studio (prepared or staged when the host died)
+// is rolled back automatically, with its temporary files.
+func TestRecoverRollsBackWhatWasNeverSent(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "old\n")
+	r := prepare(t, j, dir, "tx8", &work{files: []project.FileOp{{Path: "a.luau", Data: []byte("new\n"), Expect: hash("old\n")}}}, nil, nil)
+	write(t, dir, ".atlas-tx8-probe.new", "")
+	write(t, dir, ".atlas-tx8-a.luau.new", "new\n")
+	done, err := j.Recover(t.Context(), func(Place, string) *Connection { return nil })
+	if err != nil || len(done) != 1 || done[0].State != stateAborted {
+		t.Fatalf("Recover = %v, %v; want tx8 aborted", done, err)
+	}
+	if got := read(t, dir, "a.luau"); got != "old\n" {
+		t.Errorf("a.luau = %q", got)
+	}
+	if left := temps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, r.Files[0].Pre)); err != nil {
+		t.Errorf("the pre-image left the journal: %v", err)
+	}
+}
+
+// studioFixture is a place with one script, a transaction that edits its Source
+// and writes its file (a push of a disk edit would write no file; a file makes
+// the disk side visible).
+type studioFixture struct {
+	j      *Journal
+	dir    string
+	r      *record
+	studio *dom.Instance
+	main   *dom.Instance
+}
+
+func newStudioFixture(t *testing.T, id string) *studioFixture {
+	t.Helper()
+	j, dir := newJournal(t)
+	write(t, dir, "src/Main.server.luau", "disk\n")
+	root := dom.New("game", "DataModel")
+	root.Handle = "h0"
+	sss := dom.New("ServerScriptService", "ServerScriptService")
+	sss.Handle = "h1"
+	main := dom.New("Main", "Script")
+	main.Handle = "h2"
+	main.Properties["Source"] = dom.String("old\n")
+	main.SourceHash = hash("old\n")
+	root.AddChild(sss)
+	sss.AddChild(main)
+	ops := []protocol.Op{
+		{Op: protocol.OpEdit, Handle: "h2", Expect: &protocol.Expect{SourceSha1: hash("old\n")},
+			Set: protocol.Values{"Source": dom.MustMarshal(dom.String("new\n"))}, ChangeID: "c1"},
+		{Op: protocol.OpAdd, Parent: "h1", ChangeID: "c2",
+			Instance: &protocol.NewInstance{Name: "Added", ClassName: "Folder", Properties: protocol.Values{}}},
+	}
+	p := &plan.Plan{Hash: "h", Changes: []*plan.Change{{ID: "c1", Path: "ServerScriptService/Main", Studio: main}}}
+	r := prepare(t, j, dir, id, &work{ops: ops, files: []project.FileOp{
+		{Path: "src/Main.server.luau", Data: []byte("new\n"), Expect: hash("disk\n")},
+	}}, root, p)
+	if err := r.MarkStudioSent(); err != nil {
+		t.Fatal(err)
+	}
+	return &studioFixture{j: j, dir: dir, r: r, studio: root, main: main}
+}
+
+// applyInStudio makes the fixture's place what the patch leaves (both ops, or only
+// the edit).
+func (f *studioFixture) applyInStudio(both bool) {
+	f.main.Properties["Source"] = dom.String("new\n")
+	f.main.SourceHash = hash("new\n")
+	if both {
+		added := dom.New("Added", "Folder")
+		f.studio.FindChild("ServerScriptService").AddChild(added)
+	}
+}
+
+type treeProber struct{ root *dom.Instance }
+
+func (p treeProber) Probe(_ context.Context, paths [][]string, _ map[string]map[string]string) ([][]*dom.Instance, error) {
+	out := make([][]*dom.Instance, len(paths))
+	for i, path := range paths {
+		if x := p.root.Find(path...); x != nil {
+			out[i] = []*dom.Instance{x}
+		}
+	}
+	return out, nil
+}
+
+func (f *studioFixture) connector(sessionID string) Connector {
+	return func(place Place, _ string) *Connection {
+		if !place.Same(testPlace) {
+			return nil
+		}
+		return &Connection{SessionID: sessionID, Prober: treeProber{f.studio}}
+	}
+}
+
+// Recovery decides by what Studio holds, whatever the session: all after →
+// commit, all before → roll back, mixed → wait for a person; no Studio of the
+// place → wait for it.
+func TestRecoverByWhatStudioHolds(t *testing.T) {
+	cases := []struct {
+		name        string
+		studio      func(f *studioFixture)
+		connected   bool
+		wantState   string
+		wantWaiting string
+		wantFile    string
+	}{
+		{"after", func(f *studioFixture) { f.applyInStudio(true) }, true, stateCommitted, "", "new\n"},
+		{"before", func(f *studioFixture) {}, true, stateAborted, "", "disk\n"},
+		{"mixed", func(f *studioFixture) { f.applyInStudio(false) }, true, stateStudioSent, WaitDecision, "disk\n"},
+		{"not connected", func(f *studioFixture) { f.applyInStudio(true) }, false, stateStudioSent, WaitStudio, "disk\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newStudioFixture(t, "tx9")
+			c.studio(f)
+			connect := f.connector("a-new-session")
+			if !c.connected {
+				connect = func(Place, string) *Connection { return nil }
+			}
+			if _, err := f.j.Recover(t.Context(), connect); err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := f.j.records(false)
+			if len(recs) != 1 || recs[0].State != c.wantState || recs[0].Waiting != c.wantWaiting {
+				t.Fatalf("record = %+v, want state %s waiting %q", recs[0], c.wantState, c.wantWaiting)
+			}
+			if got := read(t, f.dir, "src/Main.server.luau"); got != c.wantFile {
+				t.Errorf("file = %q, want %q", got, c.wantFile)
+			}
+			if left := temps(t, f.dir); len(left) != 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+			p, _ := f.j.Pending()
+			if open := len(p) == 1; open != (c.wantState == stateStudioSent) {
+				t.Errorf("pending = %v", p)
+			}
+		})
+	}
+}
+
+// sync recover resolves a mixed transaction on a person's word: finish writes
+// the files, abort leaves them and reports what Studio still holds.
+func TestResolveFinishAndAbort(t *testing.T) {
+	for _, action := range []string{ActionFinish, ActionAbort} {
+		t.Run(action, func(t *testing.T) {
+			f := newStudioFixture(t, "tx10")
+			f.applyInStudio(false)
+			connect := f.connector("s")
+			f.j.Recover(t.Context(), connect)
+			shown, err := f.j.Resolve(t.Context(), "", "", connect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(shown.Transactions) != 1 || shown.Transactions[0].Studio != SideMixed || shown.Transactions[0].Waiting != WaitDecision {
+				t.Fatalf("shown = %+v", shown.Transactions)
+			}
+			res, err := f.j.Resolve(t.Context(), "", action, connect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantFile := stateCommitted, "new\n"
+			if action == ActionAbort {
+				want, wantFile = stateAborted, "disk\n"
+				sides := fmt.Sprint(res.Resolved.Studio)
+				if !strings.Contains(sides, "ServerScriptService/Main edit after") || !strings.Contains(sides, "ServerScriptService/Added add before") {
+					t.Errorf("studio = %s, want Main at after and Added at before", sides)
+				}
+			}
+			if res.Resolved.State != want || len(res.Transactions) != 0 {
+				t.Errorf("resolved = %+v, open = %v", res.Resolved, res.Transactions)
+			}
+			if got := read(t, f.dir, "src/Main.server.luau"); got != wantFile {
+				t.Errorf("file = %q, want %q", got, wantFile)
+			}
+			if _, err := f.j.Resolve(t.Context(), "", action, connect); errcode.As(err).ReasonCode() != errcode.ReasonNoOpenTransaction {
+				t.Errorf("a second resolve = %v, want no_open_transaction", err)
+			}
+		})
+	}
+}
+
+// Aborting a transaction caught mid-commit puts back every file it wrote (by
+// compare-and-swap) and the one it had moved aside; a file edited since stays.
+func TestAbortMidCommitRestoresFiles(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "old a\n")
+	write(t, dir, "b.luau", "old b\n")
+	write(t, dir, "c.luau", "old c\n")
+	r := prepare(t, j, dir, "tx11", &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("new a\n"), Expect: hash("old a\n")},
+		{Path: "b.luau", Data: []byte("new b\n"), Expect: hash("old b\n")},
+		{Path: "c.luau", Data: []byte("new c\n"), Expect: hash("old c\n")},
+		{Path: "d.luau", Data: []byte("new d\n")},
+	}}, nil, nil)
+	r.MarkCommitting()
+	root, err := casfile.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 2 {
-		t.Fatalf("recovered %v", done)
+	defer root.Close()
+	for _, name := range []string{"a.luau", "c.luau"} {
+		if _, err := root.Replace(name, hash("old "+name[:1]+"\n"), []byte("new "+name[:1]+"\n"), casfile.Options{Tag: "tx11"}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "applied" {
-		t.Errorf("the applied transaction was not finished: %q", b)
+	root.Create("d.luau", []byte("new d\n"), casfile.Options{Tag: "tx11"})
+	os.Rename(filepath.Join(dir, "b.luau"), filepath.Join(dir, ".atlas-tx11-b.luau.pre"))
+	write(t, dir, "c.luau", "user c\n")
+	res, err := j.Resolve(t.Context(), "tx11", ActionAbort, func(Place, string) *Connection { return nil })
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "b.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the lost transaction wrote disk: %v", err)
+	for path, want := range map[string]string{"a.luau": "old a\n", "b.luau": "old b\n", "c.luau": "user c\n", "d.luau": "(none)"} {
+		if got := read(t, dir, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
 	}
-	if p, _ := j.Pending(); len(p) != 0 {
-		t.Errorf("pending after recovery: %v", p)
+	if len(res.Resolved.Warnings) != 1 || !strings.Contains(res.Resolved.Warnings[0], "c.luau") {
+		t.Errorf("warnings = %v, want c.luau kept", res.Resolved.Warnings)
+	}
+	if left := temps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
 
-type fakeStudio struct{ applied []string }
-
-func (f fakeStudio) Apply(context.Context, string, []protocol.Op) error { return nil }
-func (f fakeStudio) Transactions(context.Context) ([]string, error) {
-	return f.applied, nil
+func TestResolveNeedsATransaction(t *testing.T) {
+	j, dir := newJournal(t)
+	for _, id := range []string{"tx1", "tx2"} {
+		r := prepare(t, j, dir, id, &work{files: []project.FileOp{{Path: id, Data: []byte("x")}}}, nil, nil)
+		r.MarkStudioSent()
+	}
+	none := func(Place, string) *Connection { return nil }
+	_, err := j.Resolve(t.Context(), "", ActionFinish, none)
+	if ce := errcode.As(err); ce.ReasonCode() != errcode.ReasonSeveralTransactions || len(ce.Details["txIds"].([]string)) != 2 {
+		t.Errorf("several open, none named: %v", err)
+	}
+	if _, err := j.Resolve(t.Context(), "tx3", ActionFinish, none); errcode.Of(err) != errcode.NotFound {
+		t.Errorf("an unknown transaction: %v", err)
+	}
+	if _, err := j.Resolve(t.Context(), "tx1", "later", none); errcode.Of(err) != errcode.BadRequest {
+		t.Errorf("an unknown action: %v", err)
+	}
 }
 
 func TestPruneKeepsTheNewestFinished(t *testing.T) {
-	dir := t.TempDir()
-	j := &Journal{Dir: filepath.Join(t.TempDir(), "journal")}
+	j, dir := newJournal(t)
 	for i := 0; i < keepFinished+5; i++ {
 		r, err := j.Prepare(fmt.Sprintf("tx%03d", i), &State{Plan: &plan.Plan{Hash: "h"}, Dir: dir},
-			&work{files: []project.FileOp{{Path: "a.txt", Data: []byte(fmt.Sprint(i)), Expect: ""}}})
+			&work{files: []project.FileOp{{Path: "a.txt", Data: []byte(fmt.Sprint(i)), Expect: ""}}}, testPlace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +563,7 @@ func TestPruneKeepsTheNewestFinished(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Remove(filepath.Join(dir, "a.txt"))
-		if _, err := r.Commit(); err != nil {
+		if _, _, err := r.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}

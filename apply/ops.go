@@ -86,7 +86,14 @@ type FileChange struct {
 	Path string `json:"path"`
 	// Action is write, create, delete, mkdir, rmdir, or kept: the file changed after
 	// the plan, so it was left as it is (and the next plan shows the difference).
+	// Undo and sync recover --abort also say restore (the old bytes are back).
 	Action string `json:"action"`
+	// Reason says why a file was kept: changed (edited since), missing (deleted
+	// since), exists (created since), or displaced (edited, and created again
+	// while Atlas held it aside: both are kept, the edit at keptAt).
+	Reason string `json:"reason,omitempty"`
+	// KeptAt is where a displaced edit is kept, relative to the project folder.
+	KeptAt string `json:"keptAt,omitempty"`
 }
 
 // Result is what a successful transaction did.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
@@ -36,8 +37,10 @@ type Txn struct {
 	Recompute func(ctx context.Context) (*State, error)
 	Studio    Studio
 	Journal   *Journal
-	// SessionID is the Studio session the transaction writes to (the token's sid).
+	// SessionID is the Studio session the transaction writes to (the token's sid);
+	// Place is its place, which recovery looks for if the session's answer is lost.
 	SessionID string
+	Place     Place
 	// PreviousPlan returns the plan a token was issued for, if still known, so a
 	// mismatch can say which changes moved.
 	PreviousPlan func(hash string) *plan.Plan
@@ -82,7 +85,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return res, nil
 	}
-	rec, err := t.Journal.Prepare(res.TxID, st, w)
+	rec, err := t.Journal.Prepare(res.TxID, st, w, t.Place)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +120,8 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			}
 			// Anything else (a lost connection, a timeout): the plugin may or may not
 			// have applied, so the journal stays open and is finished or rolled back
-			// when Studio answers again.
+			// by what Studio holds when a Studio with this place answers again.
+			rec.wait(WaitStudio, "")
 			ce := errcode.As(err)
 			if ce.Code == errcode.Internal {
 				ce.Code = errcode.StudioTimeout
@@ -126,17 +130,16 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 				Reason(errcode.ReasonStudioLostDuringApply, errcode.NextResolveTransaction, errcode.NextShowStatus)
 		}
 	}
-	files, err := rec.Commit()
-	if err == nil {
-		for _, f := range files {
-			if f.Action == "kept" {
-				res.Warnings = append(res.Warnings, f.Path+" changed after the plan and was left as it is; plan again to see the difference")
-			}
-		}
+	if err := rec.MarkCommitting(); err != nil {
+		// Studio holds the patch; the journal still says studio-sent, which
+		// recovery finishes by what Studio holds.
+		return nil, errcode.As(err).With("txId", res.TxID).With("pending", true)
 	}
+	files, warnings, err := rec.Commit()
 	if err != nil {
 		return nil, err
 	}
+	res.Warnings = append(res.Warnings, warnings...)
 	res.Files = files
 	// Both sides are written. A token that cannot be recorded as spent is harmless:
 	// the next plan differs, so the token no longer matches anything.
@@ -481,6 +484,43 @@ func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance)
 	if err != nil {
 		return err
 	}
+	if err := sawWhatThePlanSaw(st, c, ops); err != nil {
+		return err
+	}
 	w.files = append(w.files, ops...)
+	return nil
+}
+
+// sawWhatThePlanSaw refuses a pulled change whose script file was read, to be
+// written, with other bytes than the plan saw: a save that landed between the
+// plan's recompute and that read would otherwise become the file's expected
+// bytes, and the commit would replace it. (The writeback reads the live folder;
+// the plan, the disk as it loaded it.)
+func sawWhatThePlanSaw(st *State, c *plan.Change, ops []project.FileOp) error {
+	if c.Disk == nil || !c.Disk.IsScript() || c.FsPath == "" {
+		return nil
+	}
+	for _, op := range ops {
+		if op.Path != c.FsPath || op.Expect == "" || op.Dir {
+			continue
+		}
+		want := c.Disk.RawHash
+		if want == "" {
+			want = c.Disk.SourceHash
+		}
+		if op.Expect == want {
+			continue
+		}
+		if c.Disk.RawHash == "" && st.FS != nil {
+			// The Source hash is the file's unless the file has CRLF line endings.
+			if b, err := fs.ReadFile(st.FS, op.Path); err == nil && gitblob.Hash(b) == op.Expect &&
+				gitblob.Hash([]byte(project.NormalizeSource(string(b)))) == c.Disk.SourceHash {
+				continue
+			}
+		}
+		return errcode.New(errcode.PreconditionFailed, "%s changed on disk after the plan was recomputed", op.Path).
+			Reason(errcode.ReasonDiskMoved, errcode.NextReplan).
+			With("failures", []map[string]any{{"path": op.Path, "field": "diskHash", "expected": want, "actual": op.Expect}})
+	}
 	return nil
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
-	"github.com/atlas-rbx/atlas/internal/atomicfile"
+	"github.com/atlas-rbx/atlas/internal/casfile"
+	"github.com/atlas-rbx/atlas/internal/diskfull"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -29,6 +29,9 @@ type UndoResult struct {
 	// Manual lists what Atlas cannot put back itself (Studio subtrees it removed):
 	// use Ctrl+Z in Studio, where every sync is one undoable recording.
 	Manual []string `json:"manual"`
+	// Warnings name the files left as they are because they changed while the
+	// undo ran (files[].action "kept").
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Undo puts back what a committed transaction (the newest when txID is "") overwrote:
@@ -165,44 +168,85 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 	}
 	res.StudioOps = len(ops)
-	var batch atomicfile.Batch
-	for i := len(r.Files) - 1; i >= 0; i-- {
-		f := r.Files[i]
-		target := r.abs(f.Path)
-		switch {
-		case f.Dir && f.Delete:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
-			}
-			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "mkdir"})
-		case f.Dir:
-			if err := os.Remove(target); err == nil {
-				res.Files = append(res.Files, FileChange{Path: f.Path, Action: "rmdir"})
-			}
-		case f.Pre != "":
-			old, err := os.ReadFile(filepath.Join(r.dir, f.Pre))
-			if err != nil {
-				return nil, errcode.Wrap(errcode.Internal, err, "read the pre-image of "+f.Path)
-			}
-			if err := installBytes(&batch, target, old); err != nil {
-				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
-			}
-			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "restore"})
-		default: // the transaction created it
-			if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, errcode.Wrap(errcode.Internal, err, "undo "+f.Path)
-			}
-			res.Files = append(res.Files, FileChange{Path: f.Path, Action: "delete"})
+	// Disk: each file back by compare-and-swap, expecting what the transaction
+	// wrote; a file edited since the check above (while Studio was written) is
+	// kept and reported, never overwritten.
+	files, err := r.undoFiles()
+	res.Files = files
+	if err != nil {
+		if diskfull.Is(err) {
+			return nil, diskfull.Wrap(err, "undo "+r.TxID)
 		}
-	}
-	if err := batch.Sync(); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "undo "+r.TxID)
+	}
+	for _, f := range files {
+		if f.Action == "kept" {
+			res.Warnings = append(res.Warnings, f.Path+" changed while the undo ran and was left as it is")
+		}
 	}
 	r.State = stateUndone
 	if err := r.saveState(); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// undoFiles puts back every file the transaction wrote, newest first, each by
+// compare-and-swap (tagged "<txId>-u") from the journal's pre-image, only while it
+// holds exactly what the transaction wrote.
+func (r *record) undoFiles() ([]FileChange, error) {
+	root, err := casfile.Open(r.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	dirs, err := os.OpenRoot(root.Dir())
+	if err != nil {
+		return nil, err
+	}
+	defer dirs.Close()
+	tag := r.tag() + "-u"
+	o := casfile.Options{Tag: tag}
+	out := []FileChange{}
+	for i := len(r.Files) - 1; i >= 0; i-- {
+		f := r.Files[i]
+		var res casfile.Result
+		var err error
+		action := "restore"
+		switch {
+		case f.Dir && f.Delete:
+			if err := dirs.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
+				return out, err
+			}
+			out = append(out, FileChange{Path: f.Path, Action: "mkdir"})
+			continue
+		case f.Dir:
+			if dirs.Remove(filepath.FromSlash(f.Path)) == nil {
+				out = append(out, FileChange{Path: f.Path, Action: "rmdir"})
+			}
+			continue
+		case f.Expect == "": // the transaction created it
+			action = "delete"
+			res, err = root.Delete(f.Path, f.NewHash, o)
+		default: // it wrote or deleted it: the pre-image goes back
+			old, rerr := os.ReadFile(filepath.Join(r.dir, f.Pre))
+			if rerr != nil || f.Pre == "" {
+				return out, errors.Join(errors.New("read the pre-image of "+f.Path), rerr)
+			}
+			res, err = root.Replace(f.Path, f.NewHash, old, o)
+		}
+		if err != nil {
+			return out, err
+		}
+		fc := FileChange{Path: f.Path, Action: action}
+		if res.Outcome == casfile.Kept {
+			fc.Action, fc.Reason, fc.KeptAt = "kept", string(res.Reason), res.Aside
+		}
+		out = append(out, fc)
+		// The aside copy holds what the transaction wrote: nobody's edit.
+		_, _ = root.Discard(f.Path, tag, f.NewHash)
+	}
+	return out, nil
 }
 
 // sourceOf decodes a Source value as the journal keeps it.

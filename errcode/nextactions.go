@@ -41,8 +41,9 @@ const (
 	// NextConnectStudio: open the place in Roblox Studio with the Atlas plugin (or
 	// start the emulator).
 	NextConnectStudio NextAction = "connect_studio"
-	// NextResolveTransaction: reconnect the Studio session an open transaction
-	// was sent to, so Atlas can finish or roll it back.
+	// NextResolveTransaction: resolve an open transaction (details.txId): look at
+	// it and finish or abort it (sync recover), or reconnect Studio with the same
+	// place so Atlas finishes or rolls it back by what Studio holds.
 	NextResolveTransaction NextAction = "resolve_transaction"
 	// NextWait: another command is running: wait for it, then try again.
 	NextWait NextAction = "wait"
@@ -97,6 +98,9 @@ const (
 	// NextPassForce: allow overwriting the listed files (their old bytes are kept),
 	// or write into an empty folder.
 	NextPassForce NextAction = "pass_force"
+	// NextPassTx: name the transaction to resolve (details.txIds lists the open
+	// ones).
+	NextPassTx NextAction = "pass_tx"
 )
 
 // AllNextActions lists every next action, in the order declared above.
@@ -108,5 +112,5 @@ var AllNextActions = []NextAction{
 	NextFixPermissions, NextResetTokenKey, NextFixRequest, NextSendLess, NextInstallEmulator,
 	NextInstallNode, NextBuildPlugin, NextEditHook, NextUseGitRepo, NextStopHost,
 	NextFreeDisk, NextCloseFile, NextFixSymlink, NextSetStateDir, NextSetCacheDir,
-	NextResaveFile, NextPassForce,
+	NextResaveFile, NextPassForce, NextPassTx,
 }

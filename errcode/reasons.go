@@ -99,6 +99,12 @@ const (
 	// ReasonChangedSince: what a transaction wrote changed since, so undo would
 	// overwrite newer work.
 	ReasonChangedSince Reason = "changed_since"
+	// ReasonNoOpenTransaction: sync recover found no open transaction (or none
+	// with the id it was given).
+	ReasonNoOpenTransaction Reason = "no_open_transaction"
+	// ReasonSeveralTransactions: several transactions are open and none was
+	// named; details.txIds lists them.
+	ReasonSeveralTransactions Reason = "several_transactions"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).
@@ -168,8 +174,10 @@ const (
 	ReasonPortInUse Reason = "port_in_use"
 	// ReasonBusy: another mutating command is running for the project.
 	ReasonBusy Reason = "busy"
-	// ReasonTransactionPending: an earlier transaction is still open: Studio has
-	// not said whether it applied it.
+	// ReasonTransactionPending: an earlier transaction is still open
+	// (details.txId, details.waiting): Studio's place has not reconnected to show
+	// whether it holds the patch, Studio holds part of it, or its files are not all
+	// written yet.
 	ReasonTransactionPending Reason = "transaction_pending"
 	// ReasonNoStudio: no Studio session is connected.
 	ReasonNoStudio Reason = "no_studio"

@@ -130,6 +130,21 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Undo(ctx, req)
 		return d, nil, err
 	})
+	handle("recover", "sync.recover", func(ctx context.Context, body []byte) (any, []string, error) {
+		var req RecoverRequest
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+		d, err := h.Recover(ctx, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		var warnings []string
+		if d.Resolved != nil {
+			warnings = d.Resolved.Warnings
+		}
+		return d, warnings, nil
+	})
 	handle("review", "review", func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ReviewRequest
 		if err := decode(body, &req); err != nil {
@@ -293,6 +308,12 @@ func (c *Client) Review(ctx context.Context, req ReviewRequest) (*ReviewData, er
 func (c *Client) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
 	var d apply.UndoResult
 	_, err := c.call(ctx, "undo", req, &d)
+	return &d, err
+}
+
+func (c *Client) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverResult, error) {
+	var d apply.RecoverResult
+	_, err := c.call(ctx, "recover", req, &d)
 	return &d, err
 }
 

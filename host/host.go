@@ -9,11 +9,13 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/internal/hostlock"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/token"
 )
@@ -49,6 +51,9 @@ type Host struct {
 	tokens  *token.Store
 	journal *apply.Journal
 
+	// lock is the project's host lock, held from Start to Close: one host per
+	// project, and only it recovers transactions.
+	lock   *hostlock.Lock
 	ln     net.Listener
 	srv    *http.Server
 	secret string
@@ -66,6 +71,9 @@ type Host struct {
 	cancel    context.CancelFunc
 	closeOnce sync.Once
 	wg        sync.WaitGroup // every goroutine the host starts; Close waits for them
+	// untidy makes the first recovery look for committed transactions whose
+	// temporary files a killed host left in the project.
+	untidy atomic.Bool
 }
 
 // New prepares a host; Start makes it listen.
@@ -94,18 +102,21 @@ func New(opts Options) (*Host, error) {
 	return h, nil
 }
 
-// Start listens on 127.0.0.1, registers the host in the state dir, and starts
-// finishing open transactions as soon as Studio can say what it applied. ctx bounds
-// starting; the host then runs until Close.
-func (h *Host) Start(ctx context.Context) error {
-	if reg, err := readRegistration(h.dir); err == nil && reg.PID != os.Getpid() && processAlive(reg.PID) {
-		if c, err := Dial(h.opts.StateDir, h.loc.File); err == nil {
-			if _, err := c.Status(ctx); err == nil {
-				return errcode.New(errcode.Busy, "a host for this project is already running (pid %d, port %d)", reg.PID, reg.Port).
-					Reason(errcode.ReasonHostRunning, errcode.NextUseRunningHost)
-			}
-		}
+// Start takes the project's host lock (a second host gets E_BUSY host_running,
+// naming the first's pid and port), listens on 127.0.0.1, registers the host in
+// the state dir, and starts finishing open transactions as soon as Studio can show
+// what it holds. ctx bounds starting; the host then runs until Close.
+func (h *Host) Start(ctx context.Context) (err error) {
+	lock, err := hostlock.Acquire(h.dir, hostlock.Holder{PID: os.Getpid(), StartedAt: time.Now().UTC()})
+	if err != nil {
+		return err
 	}
+	h.lock = lock
+	defer func() {
+		if err != nil {
+			h.lock.Close()
+		}
+	}()
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.opts.Port)))
 	if err != nil {
 		return errcode.Wrap(errcode.Busy, err, "listen on port "+strconv.Itoa(h.opts.Port)).
@@ -113,6 +124,10 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	h.ln = ln
 	h.port = ln.Addr().(*net.TCPAddr).Port
+	if err := h.lock.SetPort(h.port); err != nil {
+		ln.Close()
+		return errcode.Wrap(errcode.Internal, err, "record the host's port")
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/plugin", h.bridge)
 	h.routes(mux)
@@ -123,6 +138,7 @@ func (h *Host) Start(ctx context.Context) error {
 		ln.Close()
 		return errcode.Wrap(errcode.Internal, err, "register host")
 	}
+	h.untidy.Store(true)
 	h.ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	h.wg.Add(2)
 	go func() {
@@ -167,6 +183,9 @@ func (h *Host) Close() error {
 		}
 		h.wg.Wait()
 		unregister(h.dir, os.Getpid())
+		if h.lock != nil {
+			h.lock.Close()
+		}
 	})
 	return nil
 }

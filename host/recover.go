@@ -5,6 +5,10 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // turn serializes mutating commands (apply, undo, recovery): holding its one token
@@ -86,24 +90,127 @@ func (h *Host) recoverPending() {
 	h.recoverLocked()
 }
 
-// recoverLocked finishes open transactions; the caller has the turn.
-func (h *Host) recoverLocked() {
+// recoverLocked finishes or rolls back the open transactions it can, by what the
+// Studio of each transaction's place holds; the caller has the turn. Only the
+// host that holds the project's host lock runs it (Start takes the lock first).
+func (h *Host) recoverLocked() []apply.Pending {
 	pending, err := h.journal.Pending()
-	if err != nil || len(pending) == 0 {
-		return
+	if err != nil || (len(pending) == 0 && !h.untidy.Load()) {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
 	defer cancel()
-	done, err := h.journal.Recover(ctx, func(id string) apply.Studio {
-		if s, err := h.bridge.Session(id); err == nil && id != "" {
-			return &sessionStudio{s: s}
-		}
-		return nil
+	var done []apply.Pending
+	err = h.studio.use(func(snaps *snapshots) error {
+		var err error
+		done, err = h.journal.Recover(ctx, h.connector(snaps))
+		return err
 	})
+	h.untidy.Store(false)
 	if err != nil {
 		h.log.Warn("could not finish open transactions yet", "err", err)
 	}
 	for _, d := range done {
 		h.log.Info("finished open transaction", "txId", d.TxID, "state", d.State)
 	}
+	return done
+}
+
+// connector finds, for recovery, the connected Studio of a transaction's place:
+// the session it was sent to if it is still connected with that place, else the
+// one edit session of that place. Read-only (playtest) sessions are never asked.
+func (h *Host) connector(snaps *snapshots) apply.Connector {
+	return func(place apply.Place, sessionID string) *apply.Connection {
+		var match []bridge.SessionInfo
+		for _, info := range h.bridge.Sessions() {
+			if info.ReadOnly || !place.Same(apply.Place{ID: info.PlaceID, Name: info.PlaceName}) {
+				continue
+			}
+			if info.ID == sessionID {
+				match = []bridge.SessionInfo{info}
+				break
+			}
+			match = append(match, info)
+		}
+		if len(match) != 1 {
+			return nil
+		}
+		s, err := h.bridge.Session(match[0].ID)
+		if err != nil {
+			return nil
+		}
+		return &apply.Connection{SessionID: match[0].ID, Studio: &sessionStudio{s: s}, Prober: &sessionProber{s: s, snaps: snaps}}
+	}
+}
+
+// sessionProber reads instances by path with one snapshot, inside the Studio lock.
+type sessionProber struct {
+	s     *bridge.Session
+	snaps *snapshots
+}
+
+func (p *sessionProber) Probe(ctx context.Context, paths [][]string, props map[string]map[string]string) ([][]*dom.Instance, error) {
+	t, err := p.snaps.take(ctx, p.s, protocol.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: props})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]*dom.Instance, len(paths))
+	for i, path := range paths {
+		out[i] = findAll(t, path)
+	}
+	return out, nil
+}
+
+// findAll returns every instance at path (same-named siblings all count).
+func findAll(root *dom.Instance, path []string) []*dom.Instance {
+	cur := []*dom.Instance{root}
+	for _, name := range path {
+		var next []*dom.Instance
+		for _, x := range cur {
+			for _, c := range x.Children {
+				if c.Name == name {
+					next = append(next, c)
+				}
+			}
+		}
+		cur = next
+	}
+	return cur
+}
+
+// Recover shows the open transactions and, with an action, resolves one on the
+// person's word (apply.Journal.Resolve); it first finishes or rolls back what
+// recovery can decide alone.
+func (h *Host) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverResult, error) {
+	switch req.Action {
+	case "", apply.ActionFinish, apply.ActionAbort:
+	default:
+		return nil, errcode.New(errcode.BadRequest, "action %q is not finish or abort", req.Action).
+			Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)
+	}
+	if !h.turn.take(ctx) {
+		return nil, errcode.New(errcode.Busy, "an apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
+	}
+	defer h.turn.give()
+	done := h.recoverLocked()
+	if req.Action != "" {
+		// What Studio showed (or a disk with space again) may settle it first.
+		if pending, err := h.journal.Pending(); err == nil && len(pending) == 0 && len(done) > 0 &&
+			(req.TxID == "" || req.TxID == done[len(done)-1].TxID) {
+			d := done[len(done)-1]
+			action := apply.ActionFinish
+			if d.State != "committed" {
+				action = apply.ActionAbort
+			}
+			return &apply.RecoverResult{Transactions: []apply.OpenTransaction{},
+				Resolved: &apply.Resolved{TxID: d.TxID, Action: action, State: d.State, Files: []apply.FileChange{}, Studio: []apply.PathSide{}}}, nil
+		}
+	}
+	var res *apply.RecoverResult
+	err := h.studio.use(func(snaps *snapshots) error {
+		var err error
+		res, err = h.journal.Resolve(ctx, req.TxID, req.Action, h.connector(snaps))
+		return err
+	})
+	return res, err
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -148,9 +149,10 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
 		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {
-			return nil, errcode.New(errcode.Busy, "transaction %s is still open: Studio has not said whether it applied it", pending[0].TxID).
+			p := pending[0]
+			return nil, errcode.New(errcode.Busy, "transaction %s is still open: %s", p.TxID, waitingFor(p)).
 				Reason(errcode.ReasonTransactionPending, errcode.NextResolveTransaction, errcode.NextShowStatus).
-				With("pending", pending)
+				With("txId", p.TxID).With("waiting", p.Waiting).With("pending", pending)
 		}
 	}
 	s, err := h.session(req.SessionID)
@@ -172,6 +174,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			Studio:    &sessionStudio{s: s},
 			Journal:   h.journal,
 			SessionID: s.Info().ID,
+			Place:     apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName},
 			PreviousPlan: func(hash string) *plan.Plan {
 				if cp := h.plans.recall(hash); cp != nil {
 					return cp.plan
@@ -200,6 +203,23 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		return nil, err
 	}
 	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
+}
+
+// waitingFor says what an open transaction waits for, in the refusal's message.
+func waitingFor(p apply.Pending) string {
+	place := fmt.Sprintf("place %d", p.PlaceID)
+	if p.PlaceID == 0 {
+		place = fmt.Sprintf("place %q", p.PlaceName)
+	}
+	switch p.Waiting {
+	case apply.WaitDecision:
+		return "Studio holds part of its patch; it needs a decision to finish or abort it"
+	case apply.WaitDisk:
+		return "Studio holds its patch but its files could not all be written (" + p.Error + ")"
+	case apply.WaitStudio:
+		return "its patch was sent to Studio and the answer was lost; it is finished or rolled back when Studio with " + place + " connects, or on a decision to finish or abort it"
+	}
+	return "it is in state " + p.State
 }
 
 // Undo puts back what a committed transaction overwrote, on disk and in Studio.

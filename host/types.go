@@ -19,6 +19,14 @@ type Engine interface {
 	Drift(ctx context.Context, req DriftRequest) (*DriftData, error)
 	Review(ctx context.Context, req ReviewRequest) (*ReviewData, error)
 	Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error)
+	Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverResult, error)
+}
+
+// RecoverRequest shows the open transactions and, with Action finish or abort,
+// resolves one (TxID, or the only one open).
+type RecoverRequest struct {
+	TxID   string `json:"txId,omitempty"`
+	Action string `json:"action,omitempty"`
 }
 
 // UndoRequest asks to undo a committed transaction (the newest when TxID is "").

@@ -24,7 +24,7 @@ var mcpHints = map[errcode.NextAction]string{
 	errcode.NextUseRunningHost:     "another Atlas host serves this project: use it, or stop it first",
 	errcode.NextPickPort:           "stop what uses the port, or start the host with --port 0",
 	errcode.NextConnectStudio:      "ask the person to open the place in Roblox Studio with the Atlas plugin (or to run 'atlas serve --emulate')",
-	errcode.NextResolveTransaction: "ask the person to reconnect the Studio session: Atlas then finishes or rolls back the open transaction",
+	errcode.NextResolveTransaction: "call sync_recover to see the open transaction, then sync_recover {action: finish or abort, yes: true} (or ask the person to reconnect Studio with the same place: Atlas then finishes or rolls it back)",
 	errcode.NextWait:               "wait for the running command to finish, then call the tool again",
 	errcode.NextRetry:              "call the tool again",
 	errcode.NextFixProject:         "fix the project file and call the tool again",
@@ -48,6 +48,7 @@ var mcpHints = map[errcode.NextAction]string{
 	errcode.NextSetCacheDir:        "set ATLAS_CACHE_DIR in the MCP server's environment to a writable folder",
 	errcode.NextResaveFile:         "ask the person to open the file in Roblox Studio and save it again, or name another file",
 	errcode.NextPassForce:          "ask the person whether the listed files may be overwritten, or use an empty folder",
+	errcode.NextPassTx:             "pass txId: one of details.txIds (sync_recover lists the open transactions)",
 }
 
 // mcpHint renders one next action for an agent, naming what the refusal's details
@@ -71,7 +72,7 @@ func mcpHint(next errcode.NextAction, details map[string]any) string {
 		}
 	case errcode.NextResolveTransaction:
 		if tx, ok := details["txId"].(string); ok && tx != "" {
-			return fmt.Sprintf("ask the person to reconnect the Studio session: Atlas then finishes or rolls back transaction %s", tx)
+			return fmt.Sprintf("call sync_recover {txId: %q} to see it, then again with action finish or abort and yes: true (or ask the person to reconnect Studio with the same place: Atlas then finishes or rolls it back)", tx)
 		}
 	}
 	return h

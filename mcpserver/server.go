@@ -59,6 +59,7 @@ func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 		addTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
 			Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
 			"drift", nil, t.drift),
+		addTool(s, &mcp.Tool{Name: "sync_recover", Description: descRecover, Annotations: &mcp.ToolAnnotations{Title: "Resolve an open transaction", DestructiveHint: &yes, OpenWorldHint: &no}}, "sync.recover", recoverActions, t.syncRecover),
 	}
 }
 

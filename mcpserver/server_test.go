@@ -236,7 +236,7 @@ func TestToolSchemasSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan"}
+	want := []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan", "sync_recover"}
 	var got []string
 	for _, tool := range res.Tools {
 		got = append(got, tool.Name)

@@ -23,7 +23,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextUseRunningHost:     "use the running host, or stop it first",
 	errcode.NextPickPort:           "pass --port 0 to pick a free port, or stop what uses the port",
 	errcode.NextConnectStudio:      "open the place in Roblox Studio with the Atlas plugin, or run 'atlas serve --emulate'",
-	errcode.NextResolveTransaction: "reconnect the Studio session: Atlas then finishes or rolls back the open transaction",
+	errcode.NextResolveTransaction: "run 'atlas sync recover' to see the open transaction, then 'atlas sync recover --finish' or '--abort' (or reconnect Studio with the same place: Atlas then finishes or rolls it back)",
 	errcode.NextWait:               "wait for the running command to finish, then try again",
 	errcode.NextRetry:              "run the command again",
 	errcode.NextFixProject:         "fix the project file and run the command again",
@@ -47,6 +47,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextSetCacheDir:        "set ATLAS_CACHE_DIR to a folder you can write, and run the command again",
 	errcode.NextResaveFile:         "open the file in Roblox Studio and save it again, or pass another file",
 	errcode.NextPassForce:          "pass --force to overwrite them (their old bytes are kept in the journal), or use an empty folder",
+	errcode.NextPassTx:             "pass --tx ID with one of the open transactions ('atlas sync recover' lists them)",
 }
 
 // cliHint renders one next action for a person at a terminal, naming what the
@@ -63,7 +64,7 @@ func cliHint(next errcode.NextAction, details map[string]any) string {
 		}
 	case errcode.NextResolveTransaction:
 		if tx, ok := details["txId"].(string); ok && tx != "" {
-			return fmt.Sprintf("reconnect the Studio session: Atlas then finishes or rolls back transaction %s", tx)
+			return fmt.Sprintf("run 'atlas sync recover --tx %[1]s' to see transaction %[1]s, then add --finish or --abort (or reconnect Studio with the same place: Atlas then finishes or rolls it back)", tx)
 		}
 	case errcode.NextStopHost:
 		if pid, ok := details["pid"].(float64); ok && pid > 0 {

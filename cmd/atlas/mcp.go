@@ -50,7 +50,12 @@ func (a *app) mcpCommand() *cli.Command {
 				}
 				h, err := a.startOwnHost(ctx, loc, stateDir, int(c.Int("port")), logger)
 				if err != nil {
-					return err
+					cl, werr := waitForRunningHost(ctx, stateDir, loc.File, err)
+					if werr != nil {
+						return werr
+					}
+					logger.Info("using the running Atlas host", "url", cl.Registration().URL)
+					return a.serveMCP(ctx, cl)
 				}
 				defer h.Close()
 				logger.Info("serving as the Atlas host", "plugin", h.PluginURL())
@@ -63,15 +68,20 @@ func (a *app) mcpCommand() *cli.Command {
 				}
 				eng = h
 			}
-			srv := mcpserver.New(eng, Version)
-			// A line that is not JSON-RPC gets a JSON-RPC error; the session goes on.
-			err = srv.Run(ctx, &mcpserver.LineTransport{Reader: a.stdin, Writer: a.stdout})
-			if err != nil && ctx.Err() == nil && err != io.EOF {
-				fmt.Fprintln(a.stderr, "atlas mcp:", err)
-			}
-			return nil
+			return a.serveMCP(ctx, eng)
 		}),
 	}
+}
+
+// serveMCP answers MCP on stdin/stdout with eng's tools until stdin ends.
+func (a *app) serveMCP(ctx context.Context, eng host.Engine) error {
+	srv := mcpserver.New(eng, Version)
+	// A line that is not JSON-RPC gets a JSON-RPC error; the session goes on.
+	err := srv.Run(ctx, &mcpserver.LineTransport{Reader: a.stdin, Writer: a.stdout})
+	if err != nil && ctx.Err() == nil && err != io.EOF {
+		fmt.Fprintln(a.stderr, "atlas mcp:", err)
+	}
+	return nil
 }
 
 // startOwnHost makes this process the project's host: on port (or a free one when

@@ -39,7 +39,7 @@ import (
 const e2eWait = 45 * time.Second
 
 // mcpTools are the tools `atlas mcp` serves (ARCHITECTURE §6).
-var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan"}
+var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan", "sync_recover"}
 
 // mcpProject is the committed project of these tests.
 var mcpProject = map[string]string{

@@ -35,7 +35,7 @@ func (a *app) syncCommand() *cli.Command {
 			&cli.StringFlag{Name: "prefer", Usage: "resolve unresolved changes toward disk or studio (you are asking for it)"},
 			jsonFlag,
 		},
-		Commands: []*cli.Command{a.syncPlanCommand(), a.syncApplyCommand(), a.syncUndoCommand()},
+		Commands: []*cli.Command{a.syncPlanCommand(), a.syncApplyCommand(), a.syncUndoCommand(), a.syncRecoverCommand()},
 		Action:   a.action("sync", a.syncInteractive),
 	}
 }

@@ -73,10 +73,16 @@ func Acquire(dir string, h Holder) (*Lock, error) {
 			return nil, errcode.Wrap(errcode.Internal, err, "lock "+path)
 		}
 		// Held. The holder records itself right after locking; until it has (or
-		// while it is letting go, its record already cleared) try again.
+		// while it is letting go, its record already cleared) try again. A record
+		// naming a process that is gone is a killed holder's, which could not clear
+		// it: the new holder has not written its own yet.
 		other, ok := readHolder(f)
-		if ok || time.Now().After(deadline) {
+		live := ok && alive(other.PID)
+		if live || time.Now().After(deadline) {
 			f.Close()
+			if !live {
+				other = Holder{}
+			}
 			return nil, busy(other, path)
 		}
 		time.Sleep(20 * time.Millisecond)

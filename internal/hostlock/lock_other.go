@@ -9,3 +9,5 @@ import (
 
 func tryLock(*os.File) error { return errors.ErrUnsupported }
 func unlock(*os.File) error  { return nil }
+
+func alive(int) bool { return true }

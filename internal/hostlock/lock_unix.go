@@ -28,3 +28,9 @@ func tryLock(f *os.File) error {
 }
 
 func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// alive reports whether a process with pid runs (one we may not signal counts).
+func alive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
