@@ -10,7 +10,7 @@ export SOURCE_DATE_EPOCH
 # Studio runs on Windows and macOS, where no test runs: CI compiles and vets for them.
 CROSS_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64
 
-.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench fuzz faults faults
+.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench fuzz faults
 
 all: build
 
