@@ -136,15 +136,14 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 
 // Apply runs the apply transaction.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
 	if !h.turn.take(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
 			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)
 	}
 	defer h.turn.give()
-	if req.Token == "" {
-		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
-			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
-	}
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
 		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {

@@ -2,10 +2,25 @@ package host
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
+)
+
+// The command names: what each engine call is called in the JSON envelope
+// ("command"), the same whether the CLI, the MCP server or the local API answers.
+const (
+	CommandStatus = "status"
+	CommandPlan   = "sync.plan"
+	CommandApply  = "sync.apply"
+	CommandUndo   = "sync.undo"
+	CommandScript = "script.get"
+	CommandExec   = "studio.exec"
+	CommandDrift  = "drift"
+	CommandReview = "review"
 )
 
 // Engine is what the CLI and the MCP server call: the host itself in-process, or a
@@ -104,6 +119,20 @@ type ApplyRequest struct {
 	SkipUnresolved bool             `json:"skipUnresolved,omitempty"`
 }
 
+// Validate checks the request's form before anything runs: well-formed overrides
+// (refused first, so that a bad override is named even without a token), then a
+// confirm token.
+func (r ApplyRequest) Validate() error {
+	if err := apply.ValidateOverrides(r.Overrides); err != nil {
+		return err
+	}
+	if r.Token == "" {
+		return errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
+			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
+	}
+	return nil
+}
+
 // ApplyData is the apply envelope's data.
 type ApplyData struct {
 	apply.Result
@@ -116,6 +145,14 @@ type ScriptRequest struct {
 	ID        string `json:"id,omitempty"`
 	FsPath    string `json:"fsPath,omitempty"`
 	Draft     bool   `json:"draft,omitempty"`
+}
+
+// Validate checks that the request names the script one way: by id or by file.
+func (r ScriptRequest) Validate() error {
+	if (r.ID == "") == (r.FsPath == "") {
+		return errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
+	}
+	return nil
 }
 
 // ScriptData is a script as Studio has it.
@@ -133,6 +170,14 @@ type ScriptData struct {
 type ExecRequest struct {
 	SessionID string `json:"sessionId,omitempty"`
 	Code      string `json:"code"`
+}
+
+// Validate checks that there is code to run.
+func (r ExecRequest) Validate() error {
+	if strings.TrimSpace(r.Code) == "" {
+		return errcode.New(errcode.BadRequest, "code is empty").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)
+	}
+	return nil
 }
 
 // OutputLine is one line a script printed.
