@@ -106,6 +106,9 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	if req.Sources {
 		d.Sources = sourcesOf(c)
 	}
+	if req.Files {
+		d.Files = newFilesOf(c, os.DirFS(h.loc.Dir))
+	}
 	return d, nil
 }
 

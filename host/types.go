@@ -83,6 +83,9 @@ type PlanRequest struct {
 	TTL time.Duration `json:"ttl,omitempty"`
 	// Sources adds each script change's disk, Studio and base text (for --diff).
 	Sources bool `json:"sources,omitempty"`
+	// Files adds, for each instance only Studio has, the file a pull would create
+	// (for people: the plan's fsPath names only files that exist).
+	Files bool `json:"files,omitempty"`
 }
 
 // BaseData is the base commit of a plan.
@@ -108,6 +111,8 @@ type PlanData struct {
 	Summary      plan.Summary             `json:"summary"`
 	Changes      []*plan.Change           `json:"changes"`
 	Sources      map[string]ChangeSources `json:"sources,omitempty"`
+	// Files maps change ids to the file a pull would create (PlanRequest.Files).
+	Files map[string]string `json:"files,omitempty"`
 	Warnings     []string                 `json:"-"`
 }
 

@@ -62,6 +62,9 @@ type Question struct {
 	// gives a direction, and of those whose override's precondition failed: the
 	// person is shown them undecided.
 	Unresolved []string
+	// Overrides are the directions given for changes so far (with Prefer's),
+	// without those whose precondition failed.
+	Overrides []apply.Override
 }
 
 // Reviewer asks a person. It answers the person's decision: "accept" (with
@@ -140,7 +143,7 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 		out.Status = StatusDryrun
 		return out, nil
 	}
-	overrides := prefer(p, req.Overrides, req.Prefer)
+	overrides := Prefer(p, req.Overrides, req.Prefer)
 	applyWith := func(tok string, ovs []apply.Override, skip bool) (*Result, error) {
 		a, err := eng.Apply(ctx, host.ApplyRequest{SessionID: req.Plan.SessionID, Token: tok, Overrides: ovs, SkipUnresolved: skip})
 		if err != nil {
@@ -201,7 +204,7 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 	if req.Review == nil {
 		return fail(errcode.New(errcode.Internal, "the %s sync needs someone to review it", mode))
 	}
-	r, err := req.Review(ctx, Question{Mode: mode, Plan: p, Unresolved: out.Unresolved})
+	r, err := req.Review(ctx, Question{Mode: mode, Plan: p, Unresolved: out.Unresolved, Overrides: overrides})
 	if err != nil {
 		return fail(err)
 	}
@@ -241,9 +244,9 @@ func Unresolved(p *host.PlanData, overrides []apply.Override) []string {
 	return ids
 }
 
-// prefer adds an override toward dir for every change without a direction or an
-// override.
-func prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []apply.Override {
+// Prefer adds an override toward dir (push or pull; "" adds none) for every change
+// without a direction or an override: what --prefer asks.
+func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []apply.Override {
 	out := slices.Clone(overrides)
 	if dir == "" {
 		return out
