@@ -201,6 +201,8 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if err != nil {
 		return nil, err
 	}
+	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
+		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
 	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
 }
 
@@ -227,5 +229,6 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	if err != nil {
 		return nil, err
 	}
+	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
 	return res, nil
 }

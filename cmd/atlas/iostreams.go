@@ -48,8 +48,13 @@ func (s *ioStreams) colorEnabled() bool {
 // terminal, where a person watches and no program reads the bytes.
 func (s *ioStreams) progressEnabled() bool { return s.stderrTTY }
 
-// style is the colour of the human views: ANSI sequences, or none.
+// style is the colour of the human views on stdout: ANSI sequences, or none.
 func (s *ioStreams) style() style { return style{on: s.colorEnabled()} }
+
+// errStyle is the colour of what goes to stderr (the host's log lines).
+func (s *ioStreams) errStyle() style {
+	return style{on: !s.noColor && (s.stderrTTY || s.forceColor)}
+}
 
 // style wraps text in ANSI colour when on.
 type style struct{ on bool }
