@@ -112,8 +112,8 @@ type PlanData struct {
 	Changes      []*plan.Change           `json:"changes"`
 	Sources      map[string]ChangeSources `json:"sources,omitempty"`
 	// Files maps change ids to the file a pull would create (PlanRequest.Files).
-	Files map[string]string `json:"files,omitempty"`
-	Warnings     []string                 `json:"-"`
+	Files    map[string]string `json:"files,omitempty"`
+	Warnings []string          `json:"-"`
 }
 
 // ApplyRequest asks for an apply.
