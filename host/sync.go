@@ -107,7 +107,7 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 		d.Sources = sourcesOf(c)
 	}
 	if req.Files {
-		d.Files = newFilesOf(c, os.DirFS(h.loc.Dir))
+		d.Files = filesOf(c, os.DirFS(h.loc.Dir))
 	}
 	return d, nil
 }

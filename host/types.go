@@ -83,8 +83,8 @@ type PlanRequest struct {
 	TTL time.Duration `json:"ttl,omitempty"`
 	// Sources adds each script change's disk, Studio and base text (for --diff).
 	Sources bool `json:"sources,omitempty"`
-	// Files adds, for each instance only Studio has, the file a pull would create
-	// (for people: the plan's fsPath names only files that exist).
+	// Files adds the file a pull writes where a change's fsPath names none (for
+	// people: the plan's fsPath names only the file an instance comes from).
 	Files bool `json:"files,omitempty"`
 }
 
@@ -111,7 +111,9 @@ type PlanData struct {
 	Summary      plan.Summary             `json:"summary"`
 	Changes      []*plan.Change           `json:"changes"`
 	Sources      map[string]ChangeSources `json:"sources,omitempty"`
-	// Files maps change ids to the file a pull would create (PlanRequest.Files).
+	// Files maps change ids to the file a pull writes where their fsPath names
+	// none: the file it creates for an instance only Studio has, the project file
+	// of an instance one declares (PlanRequest.Files).
 	Files    map[string]string `json:"files,omitempty"`
 	Warnings []string          `json:"-"`
 }

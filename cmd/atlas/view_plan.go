@@ -164,11 +164,13 @@ func renderPlan(w io.Writer, d *host.PlanData, v planView) {
 		if ch, ok := v.choices[c.ID]; ok {
 			dir, chosen = ch, true
 		}
-		fsPath := c.FsPath
-		if f, ok := d.Files[c.ID]; ok && fsPath == "" {
-			fsPath = f // the file a pull creates
+		e := effectOf(dir, c.PatchType, c.Path, c.FsPath)
+		if f, ok := d.Files[c.ID]; ok && c.FsPath == "" && e.side != sideStudio {
+			e.target = f // the file a pull creates
+			if c.PatchType == plan.Edit {
+				e.target = c.Path + " in " + f // the project file that declares it
+			}
 		}
-		e := effectOf(dir, c.PatchType, c.Path, fsPath)
 		groups[e.side] = append(groups[e.side], item{c, e, chosen})
 	}
 	fmt.Fprintln(w, countLine(len(groups[sideStudio]), len(groups[sideDisk]), len(groups[sideDecision]), len(groups[sideSkip])))

@@ -65,8 +65,10 @@ func everyKind() *host.PlanData {
 			{ID: "09", Path: "ReplicatedStorage/Shared/Twin", ClassName: "ModuleScript", PatchType: plan.Edit, Reason: plan.NoBase, FsPath: "src/shared/Twin.luau", Fields: []string{"Source"}},
 			{ID: "10", Path: "Lighting", ClassName: "Lighting", PatchType: plan.Edit, Reason: plan.BothChanged, Fields: []string{"ClockTime"},
 				Properties: map[string]plan.PropertyDiff{"ClockTime": {Current: dom.Tagged{V: dom.Float32(6)}, Incoming: dom.Tagged{V: dom.Float32(14.5)}, Base: dom.Tagged{V: dom.Float32(12)}}}},
+			{ID: "11", Path: "Workspace/SpawnPad", ClassName: "SpawnLocation", PatchType: plan.Edit, Direction: plan.Pull, Reason: plan.StudioChanged, Fields: []string{"Anchored"},
+				Properties: map[string]plan.PropertyDiff{"Anchored": {Current: dom.Tagged{V: dom.Bool(false)}, Incoming: dom.Tagged{V: dom.Bool(true)}, Base: dom.Tagged{V: dom.Bool(true)}}}},
 		},
-		Files: map[string]string{"04": "src/shared/Scores.luau"},
+		Files: map[string]string{"04": "src/shared/Scores.luau", "11": "default.project.json"},
 		Sources: map[string]host.ChangeSources{
 			"02": {Disk: sp("return \"keep v2\"\n"), Studio: sp("return \"keep\"\n"), Base: sp("return \"keep\"\n")},
 			"07": {Disk: sp("local x = 1\nreturn x\n"), Studio: sp("local x = 2\nreturn x\n")},
