@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +240,23 @@ func TestRenderApplyAndUndo(t *testing.T) {
 	b.WriteString("--- undo\n")
 	renderUndo(&b, &apply.UndoResult{TxID: "tx1", StudioOps: 1, Files: []apply.FileChange{{Path: "a.luau", Action: "restore"}}, Manual: []string{"Workspace/Pad"}}, style{})
 	golden(t, "apply.txt", b.String())
+}
+
+// BenchmarkRenderPlan10k renders a plan of 10,000 script edits, each side.
+func BenchmarkRenderPlan10k(b *testing.B) {
+	d := everyKind()
+	d.Changes = nil
+	for i := range 10_000 {
+		dir := plan.Push
+		if i%2 == 1 {
+			dir = plan.Pull
+		}
+		name := "M" + strconv.Itoa(i)
+		d.Changes = append(d.Changes, &plan.Change{ID: strconv.Itoa(i), Path: "ReplicatedStorage/Shared/" + name, ClassName: "ModuleScript",
+			PatchType: plan.Edit, Direction: dir, Reason: plan.DiskChanged, FsPath: "src/shared/" + name + ".luau", Fields: []string{"Source"}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		renderPlan(io.Discard, d, planView{token: true})
+	}
 }
