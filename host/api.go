@@ -56,9 +56,8 @@ var (
 // routes serves the local API: POST /api/v1/<call> with a JSON body, answered with
 // the JSON envelope. Every call needs the bearer secret from the state dir.
 func (h *Host) routes(mux *http.ServeMux) {
-	handle := func(c apiCall, call func(ctx context.Context, body []byte) (any, []string, error)) {
-		command := c.command
-		mux.HandleFunc("/api/v1/"+c.route, func(w http.ResponseWriter, r *http.Request) {
+	handle := func(route, command string, call func(ctx context.Context, body []byte) (any, []string, error)) {
+		mux.HandleFunc("/api/v1/"+route, func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Origin") != "" || !loopbackHost(r.Host) {
 				http.Error(w, "forbidden", http.StatusForbidden)
 				return
@@ -91,11 +90,11 @@ func (h *Host) routes(mux *http.ServeMux) {
 			w.Write(env.Marshal())
 		})
 	}
-	handle(callStatus, func(ctx context.Context, _ []byte) (any, []string, error) {
+	handle(callStatus.route, callStatus.command, func(ctx context.Context, _ []byte) (any, []string, error) {
 		d, err := h.Status(ctx)
 		return d, nil, err
 	})
-	handle(callPlan, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callPlan.route, callPlan.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req PlanRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -106,7 +105,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		return d, d.Warnings, nil
 	})
-	handle(callApply, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callApply.route, callApply.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ApplyRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -114,7 +113,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Apply(ctx, req)
 		return d, nil, err
 	})
-	handle(callScript, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callScript.route, callScript.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ScriptRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -122,7 +121,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Script(ctx, req)
 		return d, nil, err
 	})
-	handle(callExec, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callExec.route, callExec.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ExecRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -130,7 +129,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Exec(ctx, req)
 		return d, nil, err
 	})
-	handle(callDrift, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callDrift.route, callDrift.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req DriftRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -138,7 +137,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Drift(ctx, req)
 		return d, nil, err
 	})
-	handle(callUndo, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callUndo.route, callUndo.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req UndoRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -146,7 +145,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Undo(ctx, req)
 		return d, nil, err
 	})
-	handle(callReview, func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callReview.route, callReview.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ReviewRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -215,12 +214,12 @@ func Dial(stateDir, projectFile string) (*Client, error) {
 // Registration is the host's registration.
 func (c *Client) Registration() *Registration { return c.reg }
 
-func (c *Client) call(ctx context.Context, call apiCall, req, dst any) ([]string, error) {
+func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode request")
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+call.route, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+route, bytes.NewReader(body))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "build request")
 	}
@@ -265,50 +264,50 @@ func (c *Client) call(ctx context.Context, call apiCall, req, dst any) ([]string
 
 func (c *Client) Status(ctx context.Context) (*StatusData, error) {
 	var d StatusData
-	_, err := c.call(ctx, callStatus, struct{}{}, &d)
+	_, err := c.call(ctx, callStatus.route, struct{}{}, &d)
 	return &d, err
 }
 
 func (c *Client) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	var d PlanData
-	w, err := c.call(ctx, callPlan, req, &d)
+	w, err := c.call(ctx, callPlan.route, req, &d)
 	d.Warnings = w
 	return &d, err
 }
 
 func (c *Client) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
 	var d ApplyData
-	_, err := c.call(ctx, callApply, req, &d)
+	_, err := c.call(ctx, callApply.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
 	var d ScriptData
-	_, err := c.call(ctx, callScript, req, &d)
+	_, err := c.call(ctx, callScript.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	var d ExecData
-	_, err := c.call(ctx, callExec, req, &d)
+	_, err := c.call(ctx, callExec.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
 	var d DriftData
-	_, err := c.call(ctx, callDrift, req, &d)
+	_, err := c.call(ctx, callDrift.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
 	var d ReviewData
-	_, err := c.call(ctx, callReview, req, &d)
+	_, err := c.call(ctx, callReview.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
 	var d apply.UndoResult
-	_, err := c.call(ctx, callUndo, req, &d)
+	_, err := c.call(ctx, callUndo.route, req, &d)
 	return &d, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/plugin"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/syncflow"
 )
 
 // stateDir is the state folder from the environment.
@@ -62,7 +63,8 @@ func (a *app) engine(c *cli.Command) *dialer {
 	return d
 }
 
-// dialer is a host.Engine that dials the host on its first call.
+// dialer is the engine calls the commands make, on a host it dials on its first
+// call.
 type dialer struct {
 	dial     func() (*host.Client, error)
 	progress *spinner // nil: none
@@ -72,7 +74,17 @@ type dialer struct {
 	err  error
 }
 
-var _ host.Engine = (*dialer)(nil)
+// The dialer is every small engine the commands declare.
+var (
+	_ statuser        = (*dialer)(nil)
+	_ planner         = (*dialer)(nil)
+	_ applier         = (*dialer)(nil)
+	_ undoer          = (*dialer)(nil)
+	_ scripter        = (*dialer)(nil)
+	_ executor        = (*dialer)(nil)
+	_ drifter         = (*dialer)(nil)
+	_ syncflow.Engine = (*dialer)(nil)
+)
 
 // call runs f on the host's client, dialling it first if need be, with the
 // spinner labelled label.
@@ -110,10 +122,6 @@ func (d *dialer) Exec(ctx context.Context, req host.ExecRequest) (*host.ExecData
 
 func (d *dialer) Drift(ctx context.Context, req host.DriftRequest) (*host.DriftData, error) {
 	return call(d, "comparing Studio with git", func(cl *host.Client) (*host.DriftData, error) { return cl.Drift(ctx, req) })
-}
-
-func (d *dialer) Review(ctx context.Context, req host.ReviewRequest) (*host.ReviewData, error) {
-	return call(d, "waiting for the review in Studio", func(cl *host.Client) (*host.ReviewData, error) { return cl.Review(ctx, req) })
 }
 
 func (d *dialer) Undo(ctx context.Context, req host.UndoRequest) (*apply.UndoResult, error) {

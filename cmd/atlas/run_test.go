@@ -31,7 +31,16 @@ type fakeEngine struct {
 	applies []host.ApplyRequest
 }
 
-var _ host.Engine = (*fakeEngine)(nil)
+// The fake is every small engine the commands declare.
+var (
+	_ statuser = (*fakeEngine)(nil)
+	_ planner  = (*fakeEngine)(nil)
+	_ applier  = (*fakeEngine)(nil)
+	_ undoer   = (*fakeEngine)(nil)
+	_ scripter = (*fakeEngine)(nil)
+	_ executor = (*fakeEngine)(nil)
+	_ drifter  = (*fakeEngine)(nil)
+)
 
 func (f *fakeEngine) missing(name string) error {
 	f.t.Helper()
@@ -81,10 +90,6 @@ func (f *fakeEngine) Drift(_ context.Context, req host.DriftRequest) (*host.Drif
 		return nil, f.missing("Drift")
 	}
 	return f.drift(req)
-}
-
-func (f *fakeEngine) Review(context.Context, host.ReviewRequest) (*host.ReviewData, error) {
-	return nil, f.missing("Review")
 }
 
 func (f *fakeEngine) Undo(_ context.Context, req host.UndoRequest) (*apply.UndoResult, error) {
