@@ -66,12 +66,10 @@ func (s style) wrap(code, text string) string {
 	return "\x1b[" + code + "m" + text + "\x1b[0m"
 }
 
-func (s style) bold(t string) string   { return s.wrap("1", t) }
-func (s style) dim(t string) string    { return s.wrap("2", t) }
-func (s style) red(t string) string    { return s.wrap("31", t) }
-func (s style) green(t string) string  { return s.wrap("32", t) }
-func (s style) yellow(t string) string { return s.wrap("33", t) }
-func (s style) cyan(t string) string   { return s.wrap("36", t) }
-func (s style) magenta(t string) string {
-	return s.wrap("35", t)
-}
+func (s style) bold(t string) string    { return s.wrap("1", t) }
+func (s style) dim(t string) string     { return s.wrap("2", t) }
+func (s style) red(t string) string     { return s.wrap("31", t) }
+func (s style) green(t string) string   { return s.wrap("32", t) }
+func (s style) yellow(t string) string  { return s.wrap("33", t) }
+func (s style) cyan(t string) string    { return s.wrap("36", t) }
+func (s style) magenta(t string) string { return s.wrap("35", t) }
