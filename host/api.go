@@ -38,11 +38,27 @@ func (h *Host) authorized(header string) bool {
 	return subtle.ConstantTimeCompare([]byte(secret), []byte(h.secret)) == 1
 }
 
+// apiCall is one call of the local API: its route under /api/v1/ and its command in
+// the envelope. The routes and the Client's methods both name calls by these.
+type apiCall struct{ route, command string }
+
+var (
+	callStatus  = apiCall{"status", CommandStatus}
+	callPlan    = apiCall{"plan", CommandPlan}
+	callApply   = apiCall{"apply", CommandApply}
+	callScript  = apiCall{"script", CommandScript}
+	callExec    = apiCall{"exec", CommandExec}
+	callDrift   = apiCall{"drift", CommandDrift}
+	callUndo    = apiCall{"undo", CommandUndo}
+	callReview  = apiCall{"review", CommandReview}
+	callRecover = apiCall{"recover", CommandRecover}
+)
+
 // routes serves the local API: POST /api/v1/<call> with a JSON body, answered with
 // the JSON envelope. Every call needs the bearer secret from the state dir.
 func (h *Host) routes(mux *http.ServeMux) {
-	handle := func(name, command string, call func(ctx context.Context, body []byte) (any, []string, error)) {
-		mux.HandleFunc("/api/v1/"+name, func(w http.ResponseWriter, r *http.Request) {
+	handle := func(route, command string, call func(ctx context.Context, body []byte) (any, []string, error)) {
+		mux.HandleFunc("/api/v1/"+route, func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Origin") != "" || !loopbackHost(r.Host) {
 				http.Error(w, "forbidden", http.StatusForbidden)
 				return
@@ -75,11 +91,11 @@ func (h *Host) routes(mux *http.ServeMux) {
 			w.Write(env.Marshal())
 		})
 	}
-	handle("status", "status", func(ctx context.Context, _ []byte) (any, []string, error) {
+	handle(callStatus.route, callStatus.command, func(ctx context.Context, _ []byte) (any, []string, error) {
 		d, err := h.Status(ctx)
 		return d, nil, err
 	})
-	handle("plan", "sync.plan", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callPlan.route, callPlan.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req PlanRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -90,7 +106,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		return d, d.Warnings, nil
 	})
-	handle("apply", "sync.apply", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callApply.route, callApply.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ApplyRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -98,7 +114,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Apply(ctx, req)
 		return d, nil, err
 	})
-	handle("script", "script.get", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callScript.route, callScript.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ScriptRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -106,7 +122,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Script(ctx, req)
 		return d, nil, err
 	})
-	handle("exec", "studio.exec", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callExec.route, callExec.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ExecRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -114,7 +130,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Exec(ctx, req)
 		return d, nil, err
 	})
-	handle("drift", "drift", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callDrift.route, callDrift.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req DriftRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -122,7 +138,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Drift(ctx, req)
 		return d, nil, err
 	})
-	handle("undo", "sync.undo", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callUndo.route, callUndo.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req UndoRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -130,7 +146,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		d, err := h.Undo(ctx, req)
 		return d, nil, err
 	})
-	handle("recover", "sync.recover", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callRecover.route, callRecover.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req RecoverRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -145,7 +161,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		return d, warnings, nil
 	})
-	handle("review", "review", func(ctx context.Context, body []byte) (any, []string, error) {
+	handle(callReview.route, callReview.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ReviewRequest
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
@@ -214,12 +230,12 @@ func Dial(stateDir, projectFile string) (*Client, error) {
 // Registration is the host's registration.
 func (c *Client) Registration() *Registration { return c.reg }
 
-func (c *Client) call(ctx context.Context, name string, req, dst any) ([]string, error) {
+func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode request")
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+name, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+route, bytes.NewReader(body))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "build request")
 	}
@@ -264,56 +280,56 @@ func (c *Client) call(ctx context.Context, name string, req, dst any) ([]string,
 
 func (c *Client) Status(ctx context.Context) (*StatusData, error) {
 	var d StatusData
-	_, err := c.call(ctx, "status", struct{}{}, &d)
+	_, err := c.call(ctx, callStatus.route, struct{}{}, &d)
 	return &d, err
 }
 
 func (c *Client) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	var d PlanData
-	w, err := c.call(ctx, "plan", req, &d)
+	w, err := c.call(ctx, callPlan.route, req, &d)
 	d.Warnings = w
 	return &d, err
 }
 
 func (c *Client) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
 	var d ApplyData
-	_, err := c.call(ctx, "apply", req, &d)
+	_, err := c.call(ctx, callApply.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
 	var d ScriptData
-	_, err := c.call(ctx, "script", req, &d)
+	_, err := c.call(ctx, callScript.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	var d ExecData
-	_, err := c.call(ctx, "exec", req, &d)
+	_, err := c.call(ctx, callExec.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
 	var d DriftData
-	_, err := c.call(ctx, "drift", req, &d)
+	_, err := c.call(ctx, callDrift.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
 	var d ReviewData
-	_, err := c.call(ctx, "review", req, &d)
+	_, err := c.call(ctx, callReview.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
 	var d apply.UndoResult
-	_, err := c.call(ctx, "undo", req, &d)
+	_, err := c.call(ctx, callUndo.route, req, &d)
 	return &d, err
 }
 
 func (c *Client) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverResult, error) {
 	var d apply.RecoverResult
-	_, err := c.call(ctx, "recover", req, &d)
+	_, err := c.call(ctx, callRecover.route, req, &d)
 	return &d, err
 }
 

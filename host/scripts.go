@@ -16,8 +16,8 @@ import (
 
 // Script reads a script as Studio has it, found by id or by its file.
 func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, error) {
-	if (req.ID == "") == (req.FsPath == "") {
-		return nil, errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
+	if err := req.Validate(); err != nil {
+		return nil, err
 	}
 	s, err := h.session(req.SessionID)
 	if err != nil {
@@ -107,6 +107,9 @@ func (h *Host) relPath(p string) (string, error) {
 
 // Exec runs Luau code in Studio.
 func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
 	s, err := h.session(req.SessionID)
 	if err != nil {
 		return nil, err

@@ -107,6 +107,9 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	if req.Sources {
 		d.Sources = sourcesOf(c)
 	}
+	if req.Files {
+		d.Files = filesOf(c, os.DirFS(h.loc.Dir))
+	}
 	return d, nil
 }
 
@@ -137,15 +140,14 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 
 // Apply runs the apply transaction.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
 	if !h.turn.take(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
 			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)
 	}
 	defer h.turn.give()
-	if req.Token == "" {
-		return nil, errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
-			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
-	}
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
 		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {
@@ -202,6 +204,8 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if err != nil {
 		return nil, err
 	}
+	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
+		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
 	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
 }
 
@@ -245,5 +249,6 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	if err != nil {
 		return nil, err
 	}
+	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
 	return res, nil
 }

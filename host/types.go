@@ -2,10 +2,26 @@ package host
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
+)
+
+// The command names: what each engine call is called in the JSON envelope
+// ("command"), the same whether the CLI, the MCP server or the local API answers.
+const (
+	CommandStatus  = "status"
+	CommandPlan    = "sync.plan"
+	CommandApply   = "sync.apply"
+	CommandUndo    = "sync.undo"
+	CommandRecover = "sync.recover"
+	CommandScript  = "script.get"
+	CommandExec    = "studio.exec"
+	CommandDrift   = "drift"
+	CommandReview  = "review"
 )
 
 // Engine is what the CLI and the MCP server call: the host itself in-process, or a
@@ -76,6 +92,9 @@ type PlanRequest struct {
 	TTL time.Duration `json:"ttl,omitempty"`
 	// Sources adds each script change's disk, Studio and base text (for --diff).
 	Sources bool `json:"sources,omitempty"`
+	// Files adds the file a pull writes where a change's fsPath names none (for
+	// people: the plan's fsPath names only the file an instance comes from).
+	Files bool `json:"files,omitempty"`
 }
 
 // BaseData is the base commit of a plan.
@@ -101,7 +120,11 @@ type PlanData struct {
 	Summary      plan.Summary             `json:"summary"`
 	Changes      []*plan.Change           `json:"changes"`
 	Sources      map[string]ChangeSources `json:"sources,omitempty"`
-	Warnings     []string                 `json:"-"`
+	// Files maps change ids to the file a pull writes where their fsPath names
+	// none: the file it creates for an instance only Studio has, the project file
+	// of an instance one declares (PlanRequest.Files).
+	Files    map[string]string `json:"files,omitempty"`
+	Warnings []string          `json:"-"`
 }
 
 // ApplyRequest asks for an apply.
@@ -110,6 +133,20 @@ type ApplyRequest struct {
 	Token          string           `json:"confirmToken"`
 	Overrides      []apply.Override `json:"overrides,omitempty"`
 	SkipUnresolved bool             `json:"skipUnresolved,omitempty"`
+}
+
+// Validate checks the request's form before anything runs: well-formed overrides
+// (refused first, so that a bad override is named even without a token), then a
+// confirm token.
+func (r ApplyRequest) Validate() error {
+	if err := apply.ValidateOverrides(r.Overrides); err != nil {
+		return err
+	}
+	if r.Token == "" {
+		return errcode.New(errcode.ConfirmTokenRequired, "a confirm token is required").
+			Reason(errcode.ReasonTokenRequired, errcode.NextPassToken)
+	}
+	return nil
 }
 
 // ApplyData is the apply envelope's data.
@@ -124,6 +161,14 @@ type ScriptRequest struct {
 	ID        string `json:"id,omitempty"`
 	FsPath    string `json:"fsPath,omitempty"`
 	Draft     bool   `json:"draft,omitempty"`
+}
+
+// Validate checks that the request names the script one way: by id or by file.
+func (r ScriptRequest) Validate() error {
+	if (r.ID == "") == (r.FsPath == "") {
+		return errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
+	}
+	return nil
 }
 
 // ScriptData is a script as Studio has it.
@@ -141,6 +186,14 @@ type ScriptData struct {
 type ExecRequest struct {
 	SessionID string `json:"sessionId,omitempty"`
 	Code      string `json:"code"`
+}
+
+// Validate checks that there is code to run.
+func (r ExecRequest) Validate() error {
+	if strings.TrimSpace(r.Code) == "" {
+		return errcode.New(errcode.BadRequest, "code is empty").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)
+	}
+	return nil
 }
 
 // OutputLine is one line a script printed.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,32 +34,37 @@ func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 		SupportedProtocolVersions: ProtocolVersions,
 	})
 	t := &tools{eng: eng}
-	s.AddReceivingMiddleware(sizeGuard)
 	no, yes := false, true
-	return s, []registered{
+	reg := []registered{
 		addTool(s, &mcp.Tool{Name: "sync_plan", Description: descPlan,
 			Annotations: &mcp.ToolAnnotations{Title: "Plan a sync", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
-			"sync.plan", nil, t.syncPlan),
+			host.CommandPlan, nil, t.syncPlan),
 		addTool(s, &mcp.Tool{Name: "sync_apply", Description: descApply,
 			Annotations: &mcp.ToolAnnotations{Title: "Apply a planned sync", DestructiveHint: &yes, OpenWorldHint: &no}},
-			"sync.apply", overrideDirections, t.syncApply),
+			host.CommandApply, overrideDirections, t.syncApply),
 		addTool(s, &mcp.Tool{Name: "get_script", Description: descGetScript,
 			Annotations: &mcp.ToolAnnotations{Title: "Read a script in Studio", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
-			"script.get", nil, t.getScript),
+			host.CommandScript, nil, t.getScript),
 		addTool(s, &mcp.Tool{Name: "atlas_sync", Description: descAtlasSync,
 			Annotations: &mcp.ToolAnnotations{Title: "Sync in one step", DestructiveHint: &yes, OpenWorldHint: &no}},
 			"atlas_sync", syncModes, t.atlasSync),
 		addTool(s, &mcp.Tool{Name: "run_code", Description: descRunCode,
 			Annotations: &mcp.ToolAnnotations{Title: "Run Luau in Studio", DestructiveHint: &yes, OpenWorldHint: &no}},
-			"studio.exec", nil, t.runCode),
+			host.CommandExec, nil, t.runCode),
 		addTool(s, &mcp.Tool{Name: "studio_status", Description: descStatus,
 			Annotations: &mcp.ToolAnnotations{Title: "Studio connection status", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
-			"status", nil, t.studioStatus),
+			host.CommandStatus, nil, t.studioStatus),
 		addTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
 			Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
-			"drift", nil, t.drift),
-		addTool(s, &mcp.Tool{Name: "sync_recover", Description: descRecover, Annotations: &mcp.ToolAnnotations{Title: "Resolve an open transaction", DestructiveHint: &yes, OpenWorldHint: &no}}, "sync.recover", recoverActions, t.syncRecover),
+			host.CommandDrift, nil, t.drift),
+		addTool(s, &mcp.Tool{Name: "sync_recover", Description: descRecover, Annotations: &mcp.ToolAnnotations{Title: "Resolve an open transaction", DestructiveHint: &yes, OpenWorldHint: &no}}, host.CommandRecover, recoverActions, t.syncRecover),
 	}
+	commands := map[string]string{}
+	for _, r := range reg {
+		commands[r.name] = r.command
+	}
+	s.AddReceivingMiddleware(sizeGuard(commands))
+	return s, reg
 }
 
 // overrideDirections lists the directions an override may take, and lets its
@@ -75,34 +79,25 @@ func overrideDirections(s *jsonschema.Schema) {
 	}
 }
 
-// sizeGuard refuses oversized tool arguments before they are decoded.
-func sizeGuard(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/call" {
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
-				err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
-					Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
-				return reply(commandOf(p.Name), result[struct{}]{err: err}), nil
+// sizeGuard refuses oversized tool arguments before they are decoded, answering
+// with the envelope of the tool's command (commands maps tool names to them).
+func sizeGuard(commands map[string]string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && len(p.Arguments) > MaxArgumentBytes {
+					err := errcode.New(errcode.PayloadTooLarge, "tool arguments are %d bytes; the limit is %d", len(p.Arguments), MaxArgumentBytes).
+						Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
+					command, ok := commands[p.Name]
+					if !ok {
+						command = p.Name
+					}
+					return reply(command, result[struct{}]{err: err}), nil
+				}
 			}
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
 	}
-}
-
-func commandOf(tool string) string {
-	switch tool {
-	case "sync_plan":
-		return "sync.plan"
-	case "sync_apply":
-		return "sync.apply"
-	case "get_script":
-		return "script.get"
-	case "run_code":
-		return "studio.exec"
-	case "studio_status":
-		return "status"
-	}
-	return tool
 }
 
 type tools struct{ eng host.Engine }
@@ -177,10 +172,6 @@ type ScriptIn struct {
 }
 
 func (t *tools) getScript(ctx context.Context, in ScriptIn) result[host.ScriptData] {
-	if (in.ID == "") == (in.FsPath == "") {
-		err := errcode.New(errcode.BadRequest, "give exactly one of id or fsPath").Reason(errcode.ReasonBadRequest, errcode.NextPassScript)
-		return result[host.ScriptData]{err: err}
-	}
 	d, err := t.eng.Script(ctx, host.ScriptRequest{SessionID: in.SessionID, ID: in.ID, FsPath: in.FsPath, Draft: in.FromDraft})
 	if err != nil {
 		return result[host.ScriptData]{err: err}
@@ -195,9 +186,6 @@ type RunIn struct {
 }
 
 func (t *tools) runCode(ctx context.Context, in RunIn) result[host.ExecData] {
-	if strings.TrimSpace(in.Code) == "" {
-		return result[host.ExecData]{err: errcode.New(errcode.BadRequest, "code is empty").Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)}
-	}
 	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
 	if err != nil {
 		return result[host.ExecData]{err: err}

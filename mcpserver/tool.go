@@ -28,8 +28,8 @@ type result[T any] struct {
 // registered describes a tool for the tests: its output schema with every struct
 // closed, so that a result carrying a field the schema does not declare is found.
 type registered struct {
-	name         string
-	closedOutput *jsonschema.Schema
+	name, command string
+	closedOutput  *jsonschema.Schema
 }
 
 // addTool adds a tool whose input is In and whose structured content is the
@@ -68,7 +68,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, command string, patch func
 		}
 		return replyAs(command, h(ctx, args), out), nil
 	})
-	return registered{name: t.Name, closedOutput: closed}
+	return registered{name: t.Name, command: command, closedOutput: closed}
 }
 
 // decodeArgs validates a call's arguments against the tool's input schema (after

@@ -35,6 +35,7 @@ type app struct {
 	cwd            string
 	jsonMode       bool
 	exitCode       int
+	io             *ioStreams // the streams above, with what they are connected to
 }
 
 // Main runs atlas with the process's arguments and returns its exit code.
@@ -48,6 +49,8 @@ func Main() int {
 
 func (a *app) run(ctx context.Context, args []string) int {
 	a.jsonMode = slices.Contains(args[1:], "--json")
+	a.io = systemStreams(a.stdin, a.stdout, a.stderr, a.getenv)
+	a.io.noColor = a.io.noColor || slices.Contains(args[1:], "--no-color")
 	root := a.rootCommand()
 	setUsageErrors(root)
 	if a.jsonMode {
@@ -89,6 +92,7 @@ func (a *app) rootCommand() *cli.Command {
 		ErrWriter: a.stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "project", Usage: "project file or folder (default: nearest default.project.json upward)"},
+			&cli.BoolFlag{Name: "no-color", Usage: "no colour in human output (also: NO_COLOR=1); there is none in --json or when stdout is not a terminal"},
 		},
 		OnUsageError: func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
 			return &usageError{msg: err.Error()}
@@ -103,16 +107,7 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on st
 
 // emit prints a command's result: the envelope with --json, else human text.
 func (a *app) emit(command string, data any, warnings []string, human func(w io.Writer)) {
-	if a.jsonMode {
-		fmt.Fprintln(a.stdout, string(envelope.OK(command, data, warnings).Marshal()))
-		return
-	}
-	if human != nil {
-		human(a.stdout)
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(a.stderr, "warning:", w)
-	}
+	a.io.emit(a.jsonMode, command, data, warnings, human)
 }
 
 // fail prints an error: the envelope with --json, else a line on stderr.

@@ -17,7 +17,7 @@ import (
 	"github.com/atlas-rbx/atlas/project"
 )
 
-var updateBuild = flag.Bool("update", false, "rewrite the golden files in testdata/build")
+var updateBuild = flag.Bool("update", false, "rewrite the golden files in testdata/build and testdata/view")
 
 // fixture is the absolute path of a fixture project of the project package.
 func fixture(t *testing.T, name string) string {

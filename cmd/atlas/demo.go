@@ -123,11 +123,11 @@ func (a *app) runDemo(ctx context.Context, dir string) (err error) {
 	defer em.Stop()
 
 	step("atlas sync plan — Studio starts equal to HEAD, so there is nothing to do")
-	p, err := h.Plan(ctx, host.PlanRequest{})
+	p, err := h.Plan(ctx, host.PlanRequest{Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, false)
+	renderPlan(w, p, planView{style: a.io.style(), token: true})
 
 	step("Editing on disk (src/shared/Greeter.luau) and in Studio (SpawnPad.Size, via run_code)")
 	greeter := filepath.Join(dir, "src", "shared", "Greeter.luau")
@@ -151,11 +151,11 @@ print("edited in Studio")`})
 	}
 
 	step("atlas sync plan --diff — three-way against HEAD decides each direction")
-	p, err = h.Plan(ctx, host.PlanRequest{Sources: true})
+	p, err = h.Plan(ctx, host.PlanRequest{Sources: true, Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, true)
+	renderPlan(w, p, planView{style: a.io.style(), diff: true, token: true})
 
 	step("A stale token is refused: edit disk again after planning, then apply")
 	stale := p.ConfirmToken
@@ -170,23 +170,23 @@ print("edited in Studio")`})
 	}
 
 	step("Plan again and apply with the fresh token")
-	p, err = h.Plan(ctx, host.PlanRequest{})
+	p, err = h.Plan(ctx, host.PlanRequest{Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, false)
+	renderPlan(w, p, planView{style: a.io.style(), token: true})
 	res, err := h.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken})
 	if err != nil {
 		return err
 	}
-	renderApply(w, res)
+	renderApply(w, res, a.io.style())
 
 	step("atlas sync plan — both sides now agree")
-	p, err = h.Plan(ctx, host.PlanRequest{})
+	p, err = h.Plan(ctx, host.PlanRequest{Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, false)
+	renderPlan(w, p, planView{style: a.io.style(), token: true})
 	pulled, err := os.ReadFile(filepath.Join(dir, "src", "shared", "Scores.luau"))
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "the demo's pull from Studio wrote no src/shared/Scores.luau")

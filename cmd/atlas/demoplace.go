@@ -99,11 +99,11 @@ func (a *app) runPlaceDemo(ctx context.Context, place, dir string) error {
 	defer em.Stop()
 
 	step("atlas sync plan — the project was just extracted from the place, so they agree")
-	p, err := h.Plan(ctx, host.PlanRequest{})
+	p, err := h.Plan(ctx, host.PlanRequest{Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, false)
+	renderPlan(w, p, planView{style: a.io.style(), token: true})
 
 	script := firstScript(res)
 	if script == "" {
@@ -123,11 +123,11 @@ func (a *app) runPlaceDemo(ctx context.Context, place, dir string) error {
 		return errcode.Wrap(errcode.Internal, err, "edit "+script)
 	}
 	step("atlas sync plan --diff — what Atlas would push into the place")
-	p, err = h.Plan(ctx, host.PlanRequest{Sources: true})
+	p, err = h.Plan(ctx, host.PlanRequest{Sources: true, Files: true})
 	if err != nil {
 		return err
 	}
-	renderPlan(w, p, true)
+	renderPlan(w, p, planView{style: a.io.style(), diff: true, token: true})
 	fmt.Fprintf(w, "\nNothing was applied, and %s was not changed. The project is in %s: run `atlas serve` there and connect Studio to sync for real.\n", filepath.Base(place), dir)
 	return nil
 }

@@ -2,15 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 )
+
+// driftOptions are `atlas drift`'s flags.
+type driftOptions struct {
+	IO             *ioStreams
+	JSON           bool
+	Session        string
+	Staged, Strict bool
+}
+
+// drifter is the engine `atlas drift` needs.
+type drifter interface {
+	Drift(ctx context.Context, req host.DriftRequest) (*host.DriftData, error)
+}
 
 func (a *app) driftCommand() *cli.Command {
 	return &cli.Command{
@@ -21,73 +34,51 @@ func (a *app) driftCommand() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "block on any drift, and when no Studio is connected"},
 			sessionFlag, jsonFlag,
 		},
-		Action: a.action("drift", func(ctx context.Context, c *cli.Command) error {
-			staged, strict := c.Bool("staged"), c.Bool("strict")
-			cl, _, err := a.client(c)
-			if err != nil {
-				if errcode.Of(err) == errcode.NoHost {
-					return a.driftUnknown(strict, "no Atlas host is running: Studio drift not checked")
-				}
-				return err
-			}
-			d, err := cl.Drift(ctx, host.DriftRequest{SessionID: c.String("session"), Staged: staged})
-			if err != nil {
-				if staged && !strict {
-					// The hook blocks a commit only for drift it saw, never for a failure.
-					return a.driftUnknown(false, "drift not checked: "+errcode.As(err).Message)
-				}
-				return err
-			}
-			if !d.Connected {
-				return a.driftUnknown(strict, d.Message)
-			}
-			block := d.Drift
-			if staged && !strict {
-				block = len(d.Blocking) > 0
-			}
-			out := a.stdout
-			if staged && !block {
-				out = a.stderr // the hook stays quiet on stdout unless it blocks
-			}
-			a.emit("drift", d, nil, func(io.Writer) { renderDrift(out, d, staged) })
-			if block {
-				a.exitCode = exitChanges
-			}
-			return nil
+		Action: a.runAction(host.CommandDrift, func(ctx context.Context, c *cli.Command) (int, error) {
+			opts := &driftOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Staged: c.Bool("staged"), Strict: c.Bool("strict")}
+			return runDrift(ctx, opts, a.engine(c))
 		}),
 	}
 }
 
-func (a *app) driftUnknown(strict bool, msg string) error {
-	d := &host.DriftData{Connected: false, Message: msg}
-	a.emit("drift", d, nil, func(io.Writer) { fmt.Fprintln(a.stderr, "atlas drift:", msg) })
-	if strict {
-		a.exitCode = exitChanges
+// runDrift reports drift. As a hook (--staged) it blocks a commit (exit 2) only for
+// drift it saw in files being committed, never for a failure; --strict blocks on
+// any drift and when it cannot look.
+func runDrift(ctx context.Context, opts *driftOptions, eng drifter) (int, error) {
+	d, err := eng.Drift(ctx, host.DriftRequest{SessionID: opts.Session, Staged: opts.Staged})
+	var notFound *dialError
+	switch {
+	case errors.As(err, &notFound) && errcode.Of(err) == errcode.NoHost:
+		return driftUnknown(opts, opts.Strict, "no Atlas host is running: Studio drift not checked"), nil
+	case errors.As(err, &notFound):
+		return exitError, err
+	case err != nil && opts.Staged && !opts.Strict:
+		return driftUnknown(opts, false, "drift not checked: "+errcode.As(err).Message), nil
+	case err != nil:
+		return exitError, err
+	case !d.Connected:
+		return driftUnknown(opts, opts.Strict, d.Message), nil
 	}
-	return nil
+	block := d.Drift
+	if opts.Staged && !opts.Strict {
+		block = len(d.Blocking) > 0
+	}
+	out := opts.IO.Out
+	if opts.Staged && !block {
+		out = opts.IO.ErrOut // the hook stays quiet on stdout unless it blocks
+	}
+	opts.IO.emit(opts.JSON, host.CommandDrift, d, nil, func(io.Writer) { renderDrift(out, d, opts.Staged) })
+	if block {
+		return exitChanges, nil
+	}
+	return exitOK, nil
 }
 
-func renderDrift(w io.Writer, d *host.DriftData, staged bool) {
-	if !d.Drift {
-		fmt.Fprintln(w, "atlas drift: Studio has no work that git lacks.")
-		return
+func driftUnknown(opts *driftOptions, strict bool, msg string) int {
+	d := &host.DriftData{Connected: false, Message: msg}
+	opts.IO.emit(opts.JSON, host.CommandDrift, d, nil, func(io.Writer) { fmt.Fprintln(opts.IO.ErrOut, "atlas drift:", msg) })
+	if strict {
+		return exitChanges
 	}
-	blocking := map[string]bool{}
-	for _, id := range d.Blocking {
-		blocking[id] = true
-	}
-	fmt.Fprintf(w, "atlas drift: Studio %q has %d change(s) that git does not have:\n", d.Session.PlaceName, len(d.Changes))
-	for _, c := range d.Changes {
-		mark := " "
-		if blocking[c.ID] {
-			mark = "!"
-		}
-		fmt.Fprintf(w, " %s %s %s [%s] %s (%s)\n", mark, c.PatchType, c.Path, c.ClassName, c.FsPath, c.Reason)
-	}
-	if staged && len(d.Blocking) > 0 {
-		fmt.Fprintln(w, "Commit blocked: files you are committing differ in Studio ('!' above).")
-		fmt.Fprintln(w, "Pull them first ('atlas sync'), or commit with --no-verify to skip this check.")
-	} else {
-		fmt.Fprintln(w, strings.TrimSpace("Run 'atlas sync plan' to see them in detail."))
-	}
+	return exitOK
 }

@@ -258,7 +258,7 @@ func (x *oneBinary) testServeAndPlan(t *testing.T) {
 		}
 	})
 	deadline := time.After(e2eWait)
-	for !strings.Contains(stderr.String(), "Studio emulator connected") {
+	for !strings.Contains(stderr.String(), "Studio emulator started") {
 		select {
 		case err := <-done:
 			t.Fatalf("atlas serve --emulate exited: %v\n%s", err, stderr.String())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,19 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 )
+
+// scriptOptions are `atlas script get`'s flags.
+type scriptOptions struct {
+	IO                *ioStreams
+	JSON              bool
+	Session, ID, File string // File: --fs-path, absolute
+	Draft             bool
+}
+
+// scripter is the engine `atlas script get` needs.
+type scripter interface {
+	Script(ctx context.Context, req host.ScriptRequest) (*host.ScriptData, error)
+}
 
 func (a *app) scriptCommand() *cli.Command {
 	return &cli.Command{
@@ -26,27 +38,42 @@ func (a *app) scriptCommand() *cli.Command {
 				&cli.BoolFlag{Name: "draft", Usage: "the editor's unsaved text when the script is open"},
 				sessionFlag, jsonFlag,
 			},
-			Action: a.action("script.get", func(ctx context.Context, c *cli.Command) error {
-				id, fsPath := c.String("id"), c.String("fs-path")
-				if (id == "") == (fsPath == "") {
-					return errcode.New(errcode.BadRequest, "give exactly one of --id or --fs-path").Reason(errcode.ReasonUsage, errcode.NextPassScript)
+			Action: a.runAction(host.CommandScript, func(ctx context.Context, c *cli.Command) (int, error) {
+				file := c.String("fs-path")
+				if file != "" && !filepath.IsAbs(file) {
+					file = filepath.Join(a.cwd, file)
 				}
-				cl, _, err := a.client(c)
-				if err != nil {
-					return err
-				}
-				if fsPath != "" && !filepath.IsAbs(fsPath) {
-					fsPath = filepath.Join(a.cwd, fsPath)
-				}
-				d, err := cl.Script(ctx, host.ScriptRequest{SessionID: c.String("session"), ID: id, FsPath: fsPath, Draft: c.Bool("draft")})
-				if err != nil {
-					return err
-				}
-				a.emit("script.get", d, nil, func(w io.Writer) { io.WriteString(w, d.Source) })
-				return nil
+				opts := &scriptOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), ID: c.String("id"), File: file, Draft: c.Bool("draft")}
+				return runScript(ctx, opts, a.engine(c))
 			}),
 		}},
 	}
+}
+
+func runScript(ctx context.Context, opts *scriptOptions, eng scripter) (int, error) {
+	req := host.ScriptRequest{SessionID: opts.Session, ID: opts.ID, FsPath: opts.File, Draft: opts.Draft}
+	if err := req.Validate(); err != nil {
+		return exitError, asUsage(err)
+	}
+	d, err := eng.Script(ctx, req)
+	if err != nil {
+		return exitError, err
+	}
+	opts.IO.emit(opts.JSON, host.CommandScript, d, nil, func(w io.Writer) { io.WriteString(w, d.Source) })
+	return exitOK, nil
+}
+
+// execOptions are `atlas studio exec`'s flags and argument.
+type execOptions struct {
+	IO         *ioStreams
+	JSON       bool
+	Session    string
+	Code, File string // File: the FILE argument, absolute
+}
+
+// executor is the engine `atlas studio exec` needs.
+type executor interface {
+	Exec(ctx context.Context, req host.ExecRequest) (*host.ExecData, error)
 }
 
 func (a *app) studioCommand() *cli.Command {
@@ -58,52 +85,51 @@ func (a *app) studioCommand() *cli.Command {
 			Usage:     "run Luau in Studio and print its output",
 			ArgsUsage: "[FILE]",
 			Flags:     []cli.Flag{&cli.StringFlag{Name: "code", Usage: "the Luau code to run"}, sessionFlag, jsonFlag},
-			Action: a.action("studio.exec", func(ctx context.Context, c *cli.Command) error {
-				code := c.String("code")
-				if file := c.Args().First(); file != "" {
-					if code != "" {
-						return errcode.New(errcode.BadRequest, "give --code or a FILE, not both").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
-					}
-					if !filepath.IsAbs(file) {
-						file = filepath.Join(a.cwd, file)
-					}
-					b, err := os.ReadFile(file)
-					if err != nil {
-						return errcode.Wrap(errcode.NotFound, err, "read "+file).Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
-					}
-					code = string(b)
+			Action: a.runAction(host.CommandExec, func(ctx context.Context, c *cli.Command) (int, error) {
+				file := c.Args().First()
+				if file != "" && !filepath.IsAbs(file) {
+					file = filepath.Join(a.cwd, file)
 				}
-				if code == "" {
-					return errcode.New(errcode.BadRequest, "nothing to run: pass --code C or a FILE").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
-				}
-				cl, _, err := a.client(c)
-				if err != nil {
-					return err
-				}
-				d, err := cl.Exec(ctx, host.ExecRequest{SessionID: c.String("session"), Code: code})
-				if err != nil {
-					return err
-				}
-				a.emit("studio.exec", d, nil, func(w io.Writer) {
-					for _, l := range d.Output {
-						prefix := ""
-						if l.Level != "print" {
-							prefix = l.Level + ": "
-						}
-						fmt.Fprintln(w, prefix+l.Text)
-					}
-					for _, r := range d.Returns {
-						fmt.Fprintln(w, "=>", r)
-					}
-					if !d.Success {
-						fmt.Fprintln(a.stderr, "error:", d.Error)
-					}
-				})
-				if !d.Success {
-					a.exitCode = exitError
-				}
-				return nil
+				opts := &execOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Code: c.String("code"), File: file}
+				return runExec(ctx, opts, a.engine(c))
 			}),
 		}},
 	}
+}
+
+func runExec(ctx context.Context, opts *execOptions, eng executor) (int, error) {
+	code := opts.Code
+	if opts.File != "" {
+		if code != "" {
+			return exitError, errcode.New(errcode.BadRequest, "give --code or a FILE, not both").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
+		}
+		b, err := os.ReadFile(opts.File)
+		if err != nil {
+			return exitError, errcode.Wrap(errcode.NotFound, err, "read "+opts.File).Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
+		}
+		code = string(b)
+	}
+	req := host.ExecRequest{SessionID: opts.Session, Code: code}
+	if err := req.Validate(); err != nil {
+		return exitError, asUsage(err)
+	}
+	d, err := eng.Exec(ctx, req)
+	if err != nil {
+		return exitError, err
+	}
+	opts.IO.emit(opts.JSON, host.CommandExec, d, nil, func(w io.Writer) { renderExec(w, opts.IO.ErrOut, d) })
+	if !d.Success {
+		return exitError, nil
+	}
+	return exitOK, nil
+}
+
+// asUsage marks a request's refusal as a usage error: the rule is the request's,
+// and on the command line it was broken by the flags.
+func asUsage(err error) error {
+	e := errcode.As(err)
+	if e.Code == errcode.BadRequest {
+		e.With("reasonCode", string(errcode.ReasonUsage))
+	}
+	return e
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,6 +49,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"jsonget":  cmdJSONGet,
+			"cmpnorm":  cmdCmpNorm,
 			"waithost": cmdWaitHost,
 			"waitfor":  cmdWaitFor,
 			"writefile": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -102,6 +104,39 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv(args[2], s)
 	default:
 		fmt.Fprintln(ts.Stdout(), s)
+	}
+}
+
+// volatile are what changes from run to run in human output, and what stands for it.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`eyJ[A-Za-z0-9_.-]+`), "TOKEN"},
+	{regexp.MustCompile(`sha256:[0-9a-f]{12}`), "sha256:PLAN"},
+	{regexp.MustCompile(`\b[0-9a-f]{32}\b`), "ID"},
+	{regexp.MustCompile(`\b[0-9a-f]{12}\b`), "COMMIT"},
+	{regexp.MustCompile(`\b\d{8}T\d{6}Z-[0-9a-f]{16}\b`), "TX"},
+	{regexp.MustCompile(`\b\d{1,2}:\d{2}(AM|PM)\b`), "TIME"},
+}
+
+// cmpnorm FILE WANT: FILE (stdout, stderr or a file) equals the file WANT once
+// tokens, hashes, ids, commits, transaction ids and times are replaced by names.
+func cmdCmpNorm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpnorm FILE WANT")
+	}
+	got := ts.ReadFile(args[0])
+	for _, v := range volatile {
+		got = v.re.ReplaceAllString(got, v.with)
+	}
+	want := ts.ReadFile(args[1])
+	if (got == want) == neg {
+		if neg {
+			ts.Fatalf("%s matches %s", args[0], args[1])
+		}
+		ts.Logf("%s (normalized):\n%s", args[0], got)
+		ts.Fatalf("%s and %s differ", args[0], args[1])
 	}
 }
 

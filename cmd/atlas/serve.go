@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/plugin"
+	"github.com/atlas-rbx/atlas/project"
 )
 
 // The emulator's flags, shared by serve and mcp.
@@ -28,6 +30,8 @@ func (a *app) serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "port on 127.0.0.1 (0 picks a free one)"},
 			&cli.BoolFlag{Name: "emulate", Usage: "also run the Studio emulator (the real plugin on a mock place)"},
 			placeFlag, reviewFlag,
+			&cli.StringFlag{Name: "log-format", Value: "human", Usage: "how the host logs to stderr: human (sentences for a person), text or json (structured records)"},
+			&cli.BoolFlag{Name: "verbose", Usage: "log every structured record, debug ones too"},
 		},
 		Action: a.action("serve", func(ctx context.Context, c *cli.Command) error {
 			loc, err := a.locate(c)
@@ -43,7 +47,10 @@ func (a *app) serveCommand() *cli.Command {
 					return err
 				}
 			}
-			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			logger, err := serveLogger(a.stderr, a.io.errStyle(), c.String("log-format"), c.Bool("verbose"))
+			if err != nil {
+				return errcode.New(errcode.Usage, "%v", err).Reason(errcode.ReasonUsage, errcode.NextFixRequest)
+			}
 			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger, Prewarm: true})
 			if err != nil {
 				return err
@@ -52,14 +59,15 @@ func (a *app) serveCommand() *cli.Command {
 				return err
 			}
 			defer h.Close()
-			fmt.Fprintf(a.stderr, "atlas: serving %s\natlas: local API %s, plugin endpoint %s\n", loc.File, h.URL(), h.PluginURL())
+			logger.Info("host started", "project", projectName(loc), "file", loc.File,
+				"address", strings.TrimPrefix(h.URL(), "http://"), "api", h.URL(), "plugin", h.PluginURL())
 			if c.Bool("emulate") {
 				em, err := a.startEmulator(ctx, h, c.String("place"), c.String("review"), logger)
 				if err != nil {
 					return err
 				}
 				defer em.Stop()
-				fmt.Fprintln(a.stderr, "atlas: Studio emulator connected")
+				logger.Info("emulator started")
 				select {
 				case <-ctx.Done():
 				case err := <-em.Done():
@@ -71,6 +79,18 @@ func (a *app) serveCommand() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// projectName is the project file's name, read cheaply (the host loads the
+// project later), else its folder's.
+func projectName(loc *project.Location) string {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if b, err := os.ReadFile(loc.File); err == nil && json.Unmarshal(b, &p) == nil && p.Name != "" {
+		return p.Name
+	}
+	return loc.DirName()
 }
 
 // startEmulator starts the emulator on the host: from --place if given (saved back on

@@ -2,39 +2,40 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/atlas-rbx/atlas/host"
 )
+
+// statusOptions are `atlas status`'s flags.
+type statusOptions struct {
+	IO   *ioStreams
+	JSON bool
+}
+
+// statuser is the engine `atlas status` needs.
+type statuser interface {
+	Status(ctx context.Context) (*host.StatusData, error)
+}
 
 func (a *app) statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show the running host and the connected Studio sessions",
 		Flags: []cli.Flag{jsonFlag},
-		Action: a.action("status", func(ctx context.Context, c *cli.Command) error {
-			cl, _, err := a.client(c)
-			if err != nil {
-				return err
-			}
-			d, err := cl.Status(ctx)
-			if err != nil {
-				return err
-			}
-			a.emit("status", d, nil, func(w io.Writer) {
-				fmt.Fprintf(w, "project  %s (%s)\nhost     %s (pid %d, %s)\n", d.Project.Name, d.Project.File, d.Host.URL, d.Host.PID, d.Host.Kind)
-				if len(d.Sessions) == 0 {
-					fmt.Fprintln(w, "studio   not connected")
-				}
-				for _, s := range d.Sessions {
-					fmt.Fprintf(w, "studio   %s  place %q (%d)\n", s.ID, s.PlaceName, s.PlaceID)
-				}
-				for _, p := range d.Pending {
-					fmt.Fprintf(w, "pending  transaction %s (%s)\n", p.TxID, p.State)
-				}
-			})
-			return nil
+		Action: a.runAction(host.CommandStatus, func(ctx context.Context, c *cli.Command) (int, error) {
+			return runStatus(ctx, &statusOptions{IO: a.io, JSON: a.jsonMode}, a.engine(c))
 		}),
 	}
+}
+
+func runStatus(ctx context.Context, opts *statusOptions, eng statuser) (int, error) {
+	d, err := eng.Status(ctx)
+	if err != nil {
+		return exitError, err
+	}
+	opts.IO.emit(opts.JSON, host.CommandStatus, d, nil, func(w io.Writer) { renderStatus(w, d, opts.IO.style()) })
+	return exitOK, nil
 }

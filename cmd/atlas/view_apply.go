@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/host"
+)
+
+// renderApply shows an applied transaction by its effect on each side: Studio's
+// from the applied changes, disk's from the files written (a pull may write a meta
+// or project file, or a folder, besides the file the plan named).
+func renderApply(w io.Writer, d *host.ApplyData, st style) {
+	fmt.Fprintf(w, "%s transaction %s: %d %s, %d Studio %s, %d %s.\n", st.bold("Applied"), d.TxID,
+		len(d.Applied), plural(len(d.Applied), "change", "changes"), d.StudioOps, plural(d.StudioOps, "op", "ops"),
+		len(d.Files), plural(len(d.Files), "file", "files"))
+	var lines []effect
+	for _, x := range d.Applied {
+		if e := effectOf(x.Direction, x.PatchType, x.Path, x.FsPath); e.side == sideStudio {
+			lines = append(lines, e)
+		}
+	}
+	var kept []string
+	for _, f := range d.Files {
+		switch f.Action {
+		case "kept":
+			kept = append(kept, f.Path)
+		case "mkdir":
+			lines = append(lines, effect{sideDisk, "create", f.Path + "/"})
+		case "rmdir":
+			lines = append(lines, effect{sideDisk, "delete", f.Path + "/"})
+		case "write":
+			lines = append(lines, effect{sideDisk, "update", f.Path})
+		default:
+			lines = append(lines, effect{sideDisk, f.Action, f.Path})
+		}
+	}
+	sortEffects(lines)
+	for _, e := range lines {
+		fmt.Fprintf(w, "  %s %s %s\n", st.bold(e.side+":"), verbColor(st, e.verb), e.target)
+	}
+	for _, k := range kept {
+		fmt.Fprintf(w, "  %s %s %s\n", st.yellow("kept:"), k, st.dim("(it changed after the plan; the next plan shows it)"))
+	}
+	if n := len(d.Skipped); n > 0 {
+		fmt.Fprintf(w, "Left %d %s as %s.\n", n, plural(n, "change", "changes"), plural(n, "it was", "they were"))
+	}
+}
+
+// renderUndo shows an undone transaction.
+func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
+	fmt.Fprintf(w, "%s transaction %s: %d Studio %s, %d %s.\n", st.bold("Undid"), d.TxID,
+		d.StudioOps, plural(d.StudioOps, "op", "ops"), len(d.Files), plural(len(d.Files), "file", "files"))
+	for _, f := range d.Files {
+		fmt.Fprintf(w, "  %-7s %s\n", f.Action, f.Path)
+	}
+	for _, m := range d.Manual {
+		fmt.Fprintf(w, "  Studio: %s was removed by the sync; restore it with Ctrl+Z in Studio\n", m)
+	}
+}

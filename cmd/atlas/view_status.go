@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/atlas-rbx/atlas/host"
+)
+
+// renderStatus shows the host, the Studio sessions and open transactions.
+func renderStatus(w io.Writer, d *host.StatusData, st style) {
+	fmt.Fprintf(w, "project  %s (%s)\nhost     %s (pid %d, %s)\n", d.Project.Name, d.Project.File, d.Host.URL, d.Host.PID, d.Host.Kind)
+	if len(d.Sessions) == 0 {
+		fmt.Fprintf(w, "studio   %s\n", st.yellow("not connected"))
+	}
+	for _, s := range d.Sessions {
+		fmt.Fprintf(w, "studio   %s  place %q (%d)\n", s.ID, s.PlaceName, s.PlaceID)
+	}
+	for _, p := range d.Pending {
+		fmt.Fprintf(w, "pending  transaction %s (%s)\n", p.TxID, p.State)
+	}
+}
+
+// renderExec shows what code printed and returned; a failure goes to errOut.
+func renderExec(w, errOut io.Writer, d *host.ExecData) {
+	for _, l := range d.Output {
+		prefix := ""
+		if l.Level != "print" {
+			prefix = l.Level + ": "
+		}
+		fmt.Fprintln(w, prefix+l.Text)
+	}
+	for _, r := range d.Returns {
+		fmt.Fprintln(w, "=>", r)
+	}
+	if !d.Success {
+		fmt.Fprintln(errOut, "error:", d.Error)
+	}
+}
