@@ -80,6 +80,7 @@ var (
 	_ planner         = (*dialer)(nil)
 	_ applier         = (*dialer)(nil)
 	_ undoer          = (*dialer)(nil)
+	_ recoverer       = (*dialer)(nil)
 	_ scripter        = (*dialer)(nil)
 	_ executor        = (*dialer)(nil)
 	_ drifter         = (*dialer)(nil)
@@ -126,6 +127,10 @@ func (d *dialer) Drift(ctx context.Context, req host.DriftRequest) (*host.DriftD
 
 func (d *dialer) Undo(ctx context.Context, req host.UndoRequest) (*apply.UndoResult, error) {
 	return call(d, "undoing", func(cl *host.Client) (*apply.UndoResult, error) { return cl.Undo(ctx, req) })
+}
+
+func (d *dialer) Recover(ctx context.Context, req host.RecoverRequest) (*apply.RecoverResult, error) {
+	return call(d, "recovering", func(cl *host.Client) (*apply.RecoverResult, error) { return cl.Recover(ctx, req) })
 }
 
 // dialError is a failure to find the host (no project, no host running), as

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v3"
@@ -11,6 +10,19 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 )
+
+// recoverOptions are `atlas sync recover`'s flags.
+type recoverOptions struct {
+	IO            *ioStreams
+	JSON          bool
+	Tx            string
+	Finish, Abort bool
+}
+
+// recoverer is the engine `atlas sync recover` needs.
+type recoverer interface {
+	Recover(ctx context.Context, req host.RecoverRequest) (*apply.RecoverResult, error)
+}
 
 // syncRecoverCommand is `atlas sync recover [--finish|--abort] [--tx ID] [--json]`:
 // it shows the open transactions (what each writes, where Studio and disk stand)
@@ -25,74 +37,31 @@ func (a *app) syncRecoverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "abort", Usage: "drop the transaction: put back the files it wrote and leave Studio as it is (Ctrl+Z in Studio takes the patch back)"},
 			jsonFlag,
 		},
-		Action: a.action("sync.recover", func(ctx context.Context, c *cli.Command) error {
-			req := host.RecoverRequest{TxID: c.String("tx")}
-			switch {
-			case c.Bool("finish") && c.Bool("abort"):
-				return errcode.New(errcode.Usage, "--finish and --abort exclude each other").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
-			case c.Bool("finish"):
-				req.Action = apply.ActionFinish
-			case c.Bool("abort"):
-				req.Action = apply.ActionAbort
-			}
-			cl, _, err := a.client(c)
-			if err != nil {
-				return err
-			}
-			d, err := cl.Recover(ctx, req)
-			if err != nil {
-				return err
-			}
-			var warnings []string
-			if d.Resolved != nil {
-				warnings = d.Resolved.Warnings
-			}
-			a.emit("sync.recover", d, warnings, func(w io.Writer) { renderRecover(w, d) })
-			return nil
+		Action: a.runAction(host.CommandRecover, func(ctx context.Context, c *cli.Command) (int, error) {
+			opts := &recoverOptions{IO: a.io, JSON: a.jsonMode, Tx: c.String("tx"), Finish: c.Bool("finish"), Abort: c.Bool("abort")}
+			return runRecover(ctx, opts, a.engine(c))
 		}),
 	}
 }
 
-func renderRecover(w io.Writer, d *apply.RecoverResult) {
-	if r := d.Resolved; r != nil {
-		verb := "Finished"
-		if r.Action == apply.ActionAbort {
-			verb = "Aborted"
-		}
-		fmt.Fprintf(w, "%s transaction %s (now %s): %d file(s).\n", verb, r.TxID, r.State, len(r.Files))
-		for _, f := range r.Files {
-			fmt.Fprintf(w, "  %-7s %s\n", f.Action, f.Path)
-		}
-		for _, s := range r.Studio {
-			if s.Side == apply.SideAfter {
-				fmt.Fprintf(w, "  Studio still holds the %s of %s: use Ctrl+Z in Studio to take it back\n", s.Change, s.Path)
-			}
-		}
-		fmt.Fprintf(w, "The pre-images stay in the journal of %s.\n", r.TxID)
+func runRecover(ctx context.Context, opts *recoverOptions, eng recoverer) (int, error) {
+	req := host.RecoverRequest{TxID: opts.Tx}
+	switch {
+	case opts.Finish && opts.Abort:
+		return exitError, errcode.New(errcode.Usage, "--finish and --abort exclude each other").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
+	case opts.Finish:
+		req.Action = apply.ActionFinish
+	case opts.Abort:
+		req.Action = apply.ActionAbort
 	}
-	if len(d.Transactions) == 0 {
-		if d.Resolved == nil {
-			fmt.Fprintln(w, "No open transaction.")
-		}
-		return
+	d, err := eng.Recover(ctx, req)
+	if err != nil {
+		return exitError, err
 	}
-	for _, t := range d.Transactions {
-		fmt.Fprintf(w, "Transaction %s: %s", t.TxID, t.State)
-		if t.Waiting != "" {
-			fmt.Fprintf(w, ", waiting for %s", t.Waiting)
-		}
-		fmt.Fprintf(w, " (place %d %q, since %s)\n", t.PlaceID, t.PlaceName, t.CreatedAt.Local().Format("2006-01-02 15:04:05"))
-		if t.Error != "" {
-			fmt.Fprintf(w, "  error: %s\n", t.Error)
-		}
-		fmt.Fprintf(w, "  Studio: %s\n", t.Studio)
-		for _, s := range t.Instances {
-			fmt.Fprintf(w, "    %-7s %-7s %s\n", s.Side, s.Change, s.Path)
-		}
-		fmt.Fprintln(w, "  Disk:")
-		for _, f := range t.Files {
-			fmt.Fprintf(w, "    %-7s %-7s %s\n", f.Side, f.Change, f.Path)
-		}
+	var warnings []string
+	if d.Resolved != nil {
+		warnings = d.Resolved.Warnings
 	}
-	fmt.Fprintln(w, "Resolve with 'atlas sync recover --finish' (write the files) or '--abort' (leave them; Ctrl+Z in Studio), with --tx ID when several are open.")
+	opts.IO.emit(opts.JSON, host.CommandRecover, d, warnings, func(w io.Writer) { renderRecover(w, d) })
+	return exitOK, nil
 }

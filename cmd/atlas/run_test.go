@@ -26,6 +26,7 @@ type fakeEngine struct {
 	exec   func(req host.ExecRequest) (*host.ExecData, error)
 	drift  func(req host.DriftRequest) (*host.DriftData, error)
 	undo   func(req host.UndoRequest) (*apply.UndoResult, error)
+	recov  func(req host.RecoverRequest) (*apply.RecoverResult, error)
 
 	plans   []host.PlanRequest
 	applies []host.ApplyRequest
@@ -33,13 +34,14 @@ type fakeEngine struct {
 
 // The fake is every small engine the commands declare.
 var (
-	_ statuser = (*fakeEngine)(nil)
-	_ planner  = (*fakeEngine)(nil)
-	_ applier  = (*fakeEngine)(nil)
-	_ undoer   = (*fakeEngine)(nil)
-	_ scripter = (*fakeEngine)(nil)
-	_ executor = (*fakeEngine)(nil)
-	_ drifter  = (*fakeEngine)(nil)
+	_ statuser  = (*fakeEngine)(nil)
+	_ planner   = (*fakeEngine)(nil)
+	_ applier   = (*fakeEngine)(nil)
+	_ undoer    = (*fakeEngine)(nil)
+	_ recoverer = (*fakeEngine)(nil)
+	_ scripter  = (*fakeEngine)(nil)
+	_ executor  = (*fakeEngine)(nil)
+	_ drifter   = (*fakeEngine)(nil)
 )
 
 func (f *fakeEngine) missing(name string) error {
@@ -97,6 +99,13 @@ func (f *fakeEngine) Undo(_ context.Context, req host.UndoRequest) (*apply.UndoR
 		return nil, f.missing("Undo")
 	}
 	return f.undo(req)
+}
+
+func (f *fakeEngine) Recover(_ context.Context, req host.RecoverRequest) (*apply.RecoverResult, error) {
+	if f.recov == nil {
+		return nil, f.missing("Recover")
+	}
+	return f.recov(req)
 }
 
 // testStreams are streams on buffers, with stdin reading in, as no terminal.
@@ -438,5 +447,33 @@ func TestRunStatusAndUndo(t *testing.T) {
 	}
 	if ok, command, _ := envelopeData(t, out.String()); !ok || command != "sync.undo" {
 		t.Errorf("envelope ok=%v command=%s", ok, command)
+	}
+}
+
+func TestRunRecover(t *testing.T) {
+	var got []host.RecoverRequest
+	f := &fakeEngine{t: t, recov: func(req host.RecoverRequest) (*apply.RecoverResult, error) {
+		got = append(got, req)
+		if req.Action == "" {
+			return &apply.RecoverResult{}, nil
+		}
+		return &apply.RecoverResult{Resolved: &apply.Resolved{TxID: req.TxID, Action: req.Action, State: "aborted"}}, nil
+	}}
+	s, out, _ := testStreams("")
+	if code, err := runRecover(context.Background(), &recoverOptions{IO: s, Finish: true, Abort: true}, f); code != exitError || errcode.Of(err) != errcode.Usage || len(got) != 0 {
+		t.Fatalf("--finish --abort = %d, %v after %d calls; want E_USAGE before any call", code, err, len(got))
+	}
+	if code, err := runRecover(context.Background(), &recoverOptions{IO: s}, f); code != exitOK || err != nil || !strings.Contains(out.String(), "No open transaction.") {
+		t.Fatalf("runRecover = %d, %v:\n%s", code, err, out)
+	}
+	out.Reset()
+	if code, err := runRecover(context.Background(), &recoverOptions{IO: s, Tx: "tx9", Abort: true}, f); code != exitOK || err != nil {
+		t.Fatalf("runRecover --abort = %d, %v", code, err)
+	}
+	if len(got) != 2 || got[1] != (host.RecoverRequest{TxID: "tx9", Action: apply.ActionAbort}) {
+		t.Errorf("requests = %+v", got)
+	}
+	if !strings.Contains(out.String(), "Aborted transaction tx9 (now aborted)") {
+		t.Errorf("abort output:\n%s", out)
 	}
 }
