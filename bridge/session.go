@@ -9,6 +9,7 @@ import (
 	"maps"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -68,6 +69,12 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 	if err != nil {
 		return err
 	}
+	if limit := s.srv.opts.RequestLimit; int64(len(frame)) > limit {
+		// Refused before anything is sent: the plugin never sees it.
+		return errcode.New(errcode.PayloadTooLarge, "the %s request is %d bytes, more than the %d byte limit of a request to Studio; nothing was sent",
+			method, len(frame), limit).Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess).
+			With("method", method).With("bytes", len(frame)).With("limit", limit)
+	}
 	p := &pending{method: method, result: result, parts: newCollector(result), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closeErr != nil {
@@ -78,7 +85,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 	s.pending[id] = p
 	s.mu.Unlock()
 
-	if err := s.writeRaw(frame); err != nil {
+	if err := s.writeRequest(id, frame); err != nil {
 		if s.take(id) != nil {
 			s.close(notConnected(s.info.ID, "sending the request failed"), 0, "")
 			return errcode.Wrap(errcode.StudioNotConnected, err, fmt.Sprintf("send %s to studio session %s", method, s.info.ID))
@@ -118,6 +125,34 @@ func (s *Session) take(id string) *pending {
 	p := s.pending[id]
 	delete(s.pending, id)
 	return p
+}
+
+// writeRequest sends a request frame: as it is, or, when it is larger than the
+// part size, as requestPart frames that each carry a piece of its text (cut between
+// UTF-8 sequences, so that each piece is a valid JSON string).
+func (s *Session) writeRequest(id string, frame []byte) error {
+	size := s.srv.opts.PartBytes
+	if len(frame) <= size {
+		return s.writeRaw(frame)
+	}
+	var cuts []int
+	for at := 0; at < len(frame); {
+		end := min(at+size, len(frame))
+		for end < len(frame) && end > at+1 && !utf8.RuneStart(frame[end]) {
+			end--
+		}
+		cuts = append(cuts, end)
+		at = end
+	}
+	at := 0
+	for seq, end := range cuts {
+		part := protocol.RequestPart{Type: protocol.FrameRequestPart, ID: id, Seq: seq, Count: len(cuts), Data: string(frame[at:end])}
+		if err := s.write(part); err != nil {
+			return err
+		}
+		at = end
+	}
+	return nil
 }
 
 // write sends v as one text frame.

@@ -21,7 +21,31 @@ const (
 	FrameCancel   FrameType = "cancel"   // host → plugin, drop a request
 	FrameResponse FrameType = "response" // plugin → host, one per request
 	FramePartial  FrameType = "partial"  // plugin → host, part of a result before its response
+	// FrameRequestPart carries a piece of a request's text, host → plugin, when the
+	// request is larger than the welcome's partBytes (PROTOCOL.md §2).
+	FrameRequestPart FrameType = "requestPart"
 )
+
+// The frame size limits (PROTOCOL.md §2), unless the welcome says otherwise.
+const (
+	// DefaultFrameLimit is the largest frame the host reads; the plugin never sends
+	// a larger one, and refuses with E_PAYLOAD_TOO_LARGE what would not fit.
+	DefaultFrameLimit = 64 << 20
+	// DefaultPartBytes is the size the frames of a long answer or request are cut
+	// to: partial frames hold instances up to about this many bytes, and a request
+	// larger than it travels as requestPart frames of at most this many.
+	DefaultPartBytes = 4 << 20
+	// FrameOverhead is what the plugin keeps free in a frame for the envelope
+	// around an instance (InstanceLimit).
+	FrameOverhead = 64 << 10
+)
+
+// InstanceLimit is the largest instance record (a script with its Source, as
+// JSON) a snapshot can carry with frames of at most frameLimit bytes: frameLimit
+// less FrameOverhead, or less an eighth of it for a frame limit under 512 KiB.
+func InstanceLimit(frameLimit int) int {
+	return frameLimit - min(FrameOverhead, frameLimit/8)
+}
 
 // Hello is the plugin's first frame. New fields are added here, each with a
 // comment saying what a plugin that does not send it means.
@@ -38,6 +62,9 @@ type Hello struct {
 	Context              string `json:"context"`
 	ReadOnly             bool   `json:"readOnly"`
 	CollaborativeEditing bool   `json:"collaborativeEditing"`
+	// PlaceMarker is the place's marker (PlaceMarkerAttribute of ServerStorage),
+	// absent when the place has none (a plugin that does not send it: none).
+	PlaceMarker string `json:"placeMarker,omitempty"`
 }
 
 // Welcome accepts a hello.
@@ -46,6 +73,11 @@ type Welcome struct {
 	Protocol    int       `json:"protocol"`
 	HostVersion string    `json:"hostVersion"`
 	Project     string    `json:"project"`
+	// FrameLimit is the largest frame the host reads (DefaultFrameLimit when
+	// absent); PartBytes the size to cut long answers to (DefaultPartBytes when
+	// absent), and the largest requestPart the host sends.
+	FrameLimit int `json:"frameLimit,omitempty"`
+	PartBytes  int `json:"partBytes,omitempty"`
 }
 
 // Bye refuses a hello; the host closes the connection after it.
@@ -67,6 +99,17 @@ type Request struct {
 type Cancel struct {
 	Type FrameType `json:"type"`
 	ID   string    `json:"id"`
+}
+
+// RequestPart is piece Seq (from 0) of Count of a request frame's JSON text. The
+// plugin joins the Data of the Count parts of ID in Seq order and handles the text
+// as the request frame it is; a cancel of ID drops the parts received.
+type RequestPart struct {
+	Type  FrameType `json:"type"`
+	ID    string    `json:"id"`
+	Seq   int       `json:"seq"`
+	Count int       `json:"count"`
+	Data  string    `json:"data"`
 }
 
 // Response is the one final answer to request ID: Result when OK, else Error.
