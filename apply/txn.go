@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type State struct {
 	Dir string
 	// Studio is the snapshot the plan was computed from (for parent handles).
 	Studio *dom.Instance
+	// FoldCase says the project's file system compares names ignoring case: two
+	// pulled files whose paths differ only in case are one file there.
+	FoldCase bool
 }
 
 // Txn runs apply transactions for one project.
@@ -42,6 +46,9 @@ type Txn struct {
 	// mismatch can say which changes moved.
 	PreviousPlan func(hash string) *plan.Plan
 	Now          func() time.Time
+	// StudioTimeout bounds the wait for Studio's answer to the patch (0: 60 s).
+	// Past it the transaction stays open until Studio says what it applied.
+	StudioTimeout time.Duration
 }
 
 // Run carries out the transaction. Any refusal leaves both sides as they were.
@@ -105,12 +112,16 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		// Once sent, the patch's outcome is the plugin's: the caller giving up must
 		// not abandon a transaction Studio may apply.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		wait := t.StudioTimeout
+		if wait <= 0 {
+			wait = 60 * time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		err := t.Studio.Apply(sctx, res.TxID, w.ops)
 		cancel()
 		if err != nil {
 			switch errcode.Of(err) {
-			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest:
+			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
 				return nil, err
@@ -281,9 +292,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 		}
 	}
 	if len(unresolved) > 0 {
-		return nil, nil, errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(unresolved)).
-			Reason(errcode.ReasonUnresolved, errcode.NextPassOverride, errcode.NextSkipUnresolved).
-			With("ids", unresolved)
+		return nil, nil, unresolvedError(p, unresolved)
 	}
 	return actions, skipped, nil
 }
@@ -349,13 +358,34 @@ func build(st *State, actions []action) (*work, error) {
 	if st.Studio != nil {
 		studioIdx = st.Studio.Index()
 	}
+	// Every file a pull writes or deletes, by the name the file system compares,
+	// with the change that writes it: two changes on one file are refused.
+	files := map[string]*plan.Change{}
 	for _, a := range actions {
 		c := a.change
 		var err error
 		if a.dir == plan.Push {
 			err = w.push(c, studioIdx)
 		} else {
+			x := c.Studio
+			if x == nil {
+				x = c.Disk
+			}
+			if sibs := plan.SameNamed(x, diskIdx, studioIdx, st.FoldCase); len(sibs) > 0 {
+				return nil, duplicateError(c, sibs)
+			}
+			before := len(w.files)
 			err = w.pull(st, c, diskIdx)
+			for _, f := range w.files[before:] {
+				key := f.Path
+				if st.FoldCase {
+					key = strings.ToLower(key)
+				}
+				if other := files[key]; other != nil && other != c && !f.Dir {
+					return nil, duplicateError(c, []plan.Sibling{{ID: other.ID, Path: other.Path, FsPath: f.Path}})
+				}
+				files[key] = c
+			}
 		}
 		if err != nil {
 			var r *project.Refusal
@@ -367,6 +397,61 @@ func build(st *State, actions []action) (*work, error) {
 		}
 	}
 	return w, nil
+}
+
+// guardReasons are the plan reasons of the guards that override the table, and the
+// reason an apply gives when every change it lacks a direction for has that one.
+var guardReasons = map[plan.Reason]errcode.Reason{
+	plan.PlaceChanged:  errcode.ReasonPlaceChanged,
+	plan.MassDelete:    errcode.ReasonMassDelete,
+	plan.DuplicateName: errcode.ReasonDuplicateName,
+}
+
+// unresolvedError refuses changes without a direction (ids). When a guard held them
+// all back, the reason is the guard's; details.duplicates names the same-named
+// siblings of those held back for their names.
+func unresolvedError(p *plan.Plan, ids []string) error {
+	reason, next := errcode.ReasonUnresolved, []errcode.NextAction{errcode.NextPassOverride, errcode.NextSkipUnresolved}
+	common := p.Find(ids[0]).Reason
+	for _, id := range ids[1:] {
+		if p.Find(id).Reason != common {
+			common = ""
+		}
+	}
+	if r, ok := guardReasons[common]; ok {
+		reason = r
+		if common == plan.DuplicateName {
+			next = []errcode.NextAction{errcode.NextRenameInStudio, errcode.NextSkipUnresolved}
+		}
+	}
+	e := errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(ids)).
+		Reason(reason, next...).With("ids", ids)
+	if p.Guards != nil && len(p.Guards.Duplicates) > 0 {
+		var dups []plan.Duplicate
+		for _, d := range p.Guards.Duplicates {
+			if slices.Contains(ids, d.ID) {
+				dups = append(dups, d)
+			}
+		}
+		if dups != nil {
+			e.With("duplicates", dups)
+		}
+	}
+	return e
+}
+
+// duplicateError refuses to pull change c, whose instance shares its name with
+// siblings (or whose file would be another pulled change's): nothing is written.
+func duplicateError(c *plan.Change, sibs []plan.Sibling) error {
+	names := make([]string, len(sibs))
+	for i, s := range sibs {
+		names[i] = s.Path + " (" + s.ID + ")"
+	}
+	return errcode.New(errcode.Unresolved, "%s (%s) cannot be pulled unambiguously: %s has the same name, and both would be one file; nothing was written",
+		c.Path, c.ID, strings.Join(names, ", ")).
+		Reason(errcode.ReasonDuplicateName, errcode.NextRenameInStudio, errcode.NextPassOverride).
+		With("ids", []string{c.ID}).
+		With("duplicates", []plan.Duplicate{{ID: c.ID, Path: c.Path, FsPath: c.FsPath, Siblings: sibs}})
 }
 
 func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {

@@ -47,6 +47,11 @@ type pending struct {
 // Info describes the session.
 func (s *Session) Info() SessionInfo { return s.info }
 
+// Limits are the frame limits of the session's server (Server.Limits).
+func (s *Session) Limits() (frameLimit int64, partBytes int, requestLimit int64) {
+	return s.srv.Limits()
+}
+
 // Done is closed when the connection has ended.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
@@ -105,12 +110,13 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 		// Best effort: the call has already failed for the caller.
 		_ = s.write(protocol.Cancel{Type: protocol.FrameCancel, ID: id})
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &errcode.Error{
+			e := &errcode.Error{
 				Code:    errcode.StudioTimeout,
 				Message: fmt.Sprintf("studio session %s did not answer %s in time", s.info.ID, method),
 				Details: map[string]any{"method": method, "requestId": id},
 				Err:     ctx.Err(),
 			}
+			return e.Reason(errcode.ReasonStudioTimeout, errcode.NextRetry, errcode.NextShowStatus)
 		}
 		return fmt.Errorf("studio %s: %w", method, ctx.Err())
 	}

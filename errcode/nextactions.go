@@ -97,6 +97,9 @@ const (
 	// NextPassForce: allow overwriting the listed files (their old bytes are kept),
 	// or write into an empty folder.
 	NextPassForce NextAction = "pass_force"
+	// NextRenameInStudio: give each of the same-named siblings (details.duplicates)
+	// its own name in Studio, then plan again.
+	NextRenameInStudio NextAction = "rename_in_studio"
 )
 
 // AllNextActions lists every next action, in the order declared above.
@@ -108,5 +111,5 @@ var AllNextActions = []NextAction{
 	NextFixPermissions, NextResetTokenKey, NextFixRequest, NextSendLess, NextInstallEmulator,
 	NextInstallNode, NextBuildPlugin, NextEditHook, NextUseGitRepo, NextStopHost,
 	NextFreeDisk, NextCloseFile, NextFixSymlink, NextSetStateDir, NextSetCacheDir,
-	NextResaveFile, NextPassForce,
+	NextResaveFile, NextPassForce, NextRenameInStudio,
 }

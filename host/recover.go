@@ -71,7 +71,7 @@ func (h *Host) prewarm() {
 		defer h.wg.Done()
 		ctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
 		defer cancel()
-		if _, err := h.compute(ctx, "", ""); err != nil {
+		if _, err := h.computeInBackground(ctx); err != nil {
 			h.log.Debug("prewarm", "err", err)
 		}
 	}()

@@ -187,9 +187,10 @@ func (c *computer) massDelete(deletions []*Change, total census) (rule, containe
 	return "", "", files
 }
 
-// nameKey is how the file system compares a name.
-func (c *computer) nameKey(name string) string {
-	if c.in.FoldCase {
+// nameKey is how a file system that folds case, or one that does not, compares a
+// name.
+func nameKey(name string, foldCase bool) string {
+	if foldCase {
 		return strings.ToLower(name)
 	}
 	return name
@@ -224,31 +225,38 @@ func (c *computer) guardDuplicates(p *Plan, g *Guards) {
 	}
 }
 
-// siblings lists the instances, on disk or in Studio, that are siblings of ch's
-// instance with the same name key, each once.
+// siblings lists the instances that share ch's instance's name.
 func (c *computer) siblings(ch *Change, studio map[string]*dom.Instance) []Sibling {
 	x := ch.Studio
 	if x == nil {
 		x = ch.Disk
 	}
+	return SameNamed(x, c.disk, studio, c.in.FoldCase)
+}
+
+// SameNamed lists the siblings of x (an instance of the disk or the Studio tree) that
+// have its name, on disk or in Studio, each once, sorted by id; disk and studio index
+// the two trees by id. With foldCase, names that differ only in case are the same
+// name, as the file system compares them. Any sibling makes a pull of x ambiguous:
+// their files would be one path, and siblings of one name are paired by order.
+func SameNamed(x *dom.Instance, disk, studio map[string]*dom.Instance, foldCase bool) []Sibling {
 	if x == nil || x.Parent == nil {
 		return nil
 	}
-	key := c.nameKey(x.Name)
-	parents := []*dom.Instance{studio[x.Parent.ID], c.disk[x.Parent.ID]}
-	seen := map[string]bool{ch.ID: true}
+	key := nameKey(x.Name, foldCase)
+	seen := map[string]bool{x.ID: true}
 	var out []Sibling
-	for _, parent := range parents {
+	for _, parent := range []*dom.Instance{studio[x.Parent.ID], disk[x.Parent.ID]} {
 		if parent == nil {
 			continue
 		}
 		for _, s := range parent.Children {
-			if seen[s.ID] || c.nameKey(s.Name) != key {
+			if seen[s.ID] || nameKey(s.Name, foldCase) != key {
 				continue
 			}
 			seen[s.ID] = true
 			fsPath := s.FsPath
-			if d := c.disk[s.ID]; d != nil {
+			if d := disk[s.ID]; d != nil {
 				fsPath = d.FsPath
 			}
 			out = append(out, Sibling{ID: s.ID, Path: s.Path(), FsPath: fsPath})

@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/errcode"
 )
@@ -136,4 +138,24 @@ type Error struct {
 	Code    errcode.Code   `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details"`
+}
+
+// SourceLen is the size of a script's Source in a snapshot record, as the plugin
+// encodes it: a JSON string that escapes '"', '\\' and control characters (two
+// bytes for \b \f \n \r \t, six for the other C0 characters and DEL) and keeps every
+// other byte; or, for text that is not UTF-8, {"base64":"…"}.
+func SourceLen(s string) int {
+	if !utf8.ValidString(s) {
+		return len(`{"base64":""}`) + base64.StdEncoding.EncodedLen(len(s))
+	}
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20 || c == 0x7f:
+			n += 5
+		}
+	}
+	return n
 }

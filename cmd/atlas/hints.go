@@ -47,6 +47,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextSetCacheDir:        "set ATLAS_CACHE_DIR to a folder you can write, and run the command again",
 	errcode.NextResaveFile:         "open the file in Roblox Studio and save it again, or pass another file",
 	errcode.NextPassForce:          "pass --force to overwrite them (their old bytes are kept in the journal), or use an empty folder",
+	errcode.NextRenameInStudio:     "give each of the same-named instances its own name in Studio, then run 'atlas sync plan' again",
 }
 
 // cliHint renders one next action for a person at a terminal, naming what the
