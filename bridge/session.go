@@ -337,7 +337,12 @@ func pluginError(e *protocol.Error) *errcode.Error {
 	if msg == "" {
 		msg = string(e.Code)
 	}
-	return &errcode.Error{Code: e.Code, Message: msg, Details: e.Details}
+	ce := &errcode.Error{Code: e.Code, Message: msg, Details: e.Details}
+	if ce.Code == errcode.PayloadTooLarge && ce.ReasonCode() == "" {
+		// The plugin refused to send what does not fit in a frame.
+		ce.Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
+	}
+	return ce
 }
 
 // pingLoop pings the plugin every interval until the session ends. A failed ping

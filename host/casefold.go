@@ -29,12 +29,15 @@ func (c *caseFolding) get(dir string) bool {
 		}
 		folds, err := probeCaseFolding(dir)
 		if err != nil {
-			folds = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
+			folds = defaultFolds()
 		}
 		c.folds = folds
 	})
 	return c.folds
 }
+
+// defaultFolds is whether the system's default file system folds case.
+func defaultFolds() bool { return runtime.GOOS == "windows" || runtime.GOOS == "darwin" }
 
 func probeCaseFolding(dir string) (bool, error) {
 	f, err := os.CreateTemp(dir, ".atlas-case-probe-*")

@@ -39,6 +39,9 @@ type Options struct {
 	// FoldsCase, when set, says whether the project's file system compares names
 	// ignoring case, instead of probing it (tests simulate one).
 	FoldsCase *bool
+	// FrameLimit is the largest frame read from a plugin; 0 is
+	// bridge.DefaultReadLimit (64 MiB). It bounds the largest script that syncs.
+	FrameLimit int64
 }
 
 // Host is the engine for one project. Each lock belongs to the part it guards,
@@ -101,7 +104,8 @@ func New(opts Options) (*Host, error) {
 		opts.StudioTimeout = bridge.DefaultRequestTimeout
 		h.opts.StudioTimeout = opts.StudioTimeout
 	}
-	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger, RequestTimeout: opts.StudioTimeout})
+	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger, RequestTimeout: opts.StudioTimeout,
+		ReadLimit: opts.FrameLimit})
 	h.places, h.fold.fixed = newPlaces(h.dir), opts.FoldsCase
 	h.disk = newDiskCache(h.loc.Dir, h.dir, opts.Logger)
 	return h, nil

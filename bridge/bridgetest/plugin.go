@@ -152,6 +152,20 @@ func (p *Plugin) SetDraft(path []string, source string) error {
 	return nil
 }
 
+// SetSource replaces the saved Source of the script at path, as a person editing it
+// in Studio would.
+func (p *Plugin) SetSource(path []string, source string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.place.Find(path...)
+	if n == nil || !n.IsScript() {
+		return fmt.Errorf("set source: no script at %v", path)
+	}
+	n.SetSource(source)
+	p.dirty = true
+	return nil
+}
+
 // DropNextRequest makes the plugin close its connection, without a close frame or an
 // answer, when the next request for method arrives.
 func (p *Plugin) DropNextRequest(method string) {
