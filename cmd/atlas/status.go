@@ -29,6 +29,9 @@ func (a *app) statusCommand() *cli.Command {
 				}
 				for _, s := range d.Sessions {
 					fmt.Fprintf(w, "studio   %s  place %q (%d)\n", s.ID, s.PlaceName, s.PlaceID)
+					if pc := s.PlaceCheck; pc != nil && (pc.State == "different" || pc.State == "empty") {
+						fmt.Fprintf(w, "         %s place: not the place of the last sync; deletions on disk are left unresolved\n", pc.State)
+					}
 				}
 				for _, p := range d.Pending {
 					fmt.Fprintf(w, "pending  transaction %s (%s)\n", p.TxID, p.State)
