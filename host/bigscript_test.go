@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host"
@@ -110,4 +112,55 @@ func TestScriptOverTheFrameLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPlan(t, e.Host, nil)
+}
+
+// 200 scripts of 360 KB (72 MB in all, more than one frame may hold): plans work,
+// their snapshot arriving in partial frames cut by bytes, and so do a pull and a
+// push of all of them, the push as one request in requestPart frames.
+func TestTwoHundredBigScripts(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.StartWith(t, hosttest.Config{Mutate: func(p *bridgetest.Place) {
+		shared := p.Find("ReplicatedStorage", "Shared")
+		for i := range 200 {
+			n := &bridgetest.Node{Name: fmt.Sprintf("Big%03d", i), ClassName: "ModuleScript", Properties: map[string]json.RawMessage{}}
+			n.SetSource(luauText(360_000, fmt.Sprint("studio", i)))
+			shared.Children = append(shared.Children, n)
+		}
+	}})
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Pull != 200 {
+		t.Fatalf("plan: %+v", d.Summary)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		hosttest.Write(t, e.Dir, fmt.Sprintf("src/shared/Big%03d.luau", i), luauText(360_000, fmt.Sprint("disk", i)))
+	}
+	d, err = e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Unresolved != 200 { // disk and Studio both differ from the commit
+		t.Fatalf("plan: %+v", d.Summary)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: pushAll(d)}); err != nil {
+		t.Fatal(err)
+	}
+	mustPlan(t, e.Host, nil)
+	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Big199").Source(); got != luauText(360_000, "disk199") {
+		t.Fatalf("Big199 in Studio has %d bytes", len(got))
+	}
+}
+
+// pushAll chooses push for every change of d.
+func pushAll(d *host.PlanData) []apply.Override {
+	var ovs []apply.Override
+	for _, c := range d.Changes {
+		ovs = append(ovs, apply.Override{ID: c.ID, Direction: plan.Push})
+	}
+	return ovs
 }

@@ -50,3 +50,36 @@ func TestEmulatorFiftyMegabyteScript(t *testing.T) {
 	t.Logf("50 MB through the real plugin: pull (edit, plan, apply) %s; push (plan, apply, plan) %s",
 		pull.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 }
+
+// 200 scripts of 360 KB made in Studio (72 MB, more than one frame holds): the real
+// plugin's snapshot comes in partial frames cut by bytes, and they are pulled.
+func TestEmulatorTwoHundredBigScripts(t *testing.T) {
+	ctx := context.Background()
+	e := startEmulated(t, hosttest.Project, nil)
+	const line = "local value = \"some text\" -- and a comment to make the line longer\n"
+	n := 360_000/len(line) + 1
+	mustExec(t, e.host, fmt.Sprintf(`
+		local text = string.rep(%q, %d)
+		for i = 1, 200 do
+			local m = Instance.new("ModuleScript")
+			m.Name = string.format("Big%%03d", i)
+			m.Source = text .. "-- " .. i .. "\n"
+			m.Parent = game.ReplicatedStorage.Shared
+		end`, line, n))
+	start := time.Now()
+	d, err := e.host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Pull != 200 {
+		t.Fatalf("plan: %+v", d.Summary)
+	}
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, e.dir, "src/shared/Big200.luau"); got != strings.Repeat(line, n)+"-- 200\n" {
+		t.Fatalf("Big200.luau has %d bytes", len(got))
+	}
+	mustPlan(t, e.host, nil)
+	t.Logf("200 scripts of 360 KB through the real plugin: plan, pull, plan in %s", time.Since(start).Round(time.Millisecond))
+}
