@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -367,24 +366,13 @@ func build(st *State, actions []action) (*work, error) {
 		if a.dir == plan.Push {
 			err = w.push(c, studioIdx)
 		} else {
-			x := c.Studio
-			if x == nil {
-				x = c.Disk
-			}
-			if sibs := plan.SameNamed(x, diskIdx, studioIdx, st.FoldCase); len(sibs) > 0 {
-				return nil, duplicateError(c, sibs)
+			if err := unambiguous(st, c, diskIdx, studioIdx); err != nil {
+				return nil, err
 			}
 			before := len(w.files)
 			err = w.pull(st, c, diskIdx)
-			for _, f := range w.files[before:] {
-				key := f.Path
-				if st.FoldCase {
-					key = strings.ToLower(key)
-				}
-				if other := files[key]; other != nil && other != c && !f.Dir {
-					return nil, duplicateError(c, []plan.Sibling{{ID: other.ID, Path: other.Path, FsPath: f.Path}})
-				}
-				files[key] = c
+			if err == nil {
+				err = claim(files, c, w.files[before:], st.FoldCase)
 			}
 		}
 		if err != nil {
@@ -397,61 +385,6 @@ func build(st *State, actions []action) (*work, error) {
 		}
 	}
 	return w, nil
-}
-
-// guardReasons are the plan reasons of the guards that override the table, and the
-// reason an apply gives when every change it lacks a direction for has that one.
-var guardReasons = map[plan.Reason]errcode.Reason{
-	plan.PlaceChanged:  errcode.ReasonPlaceChanged,
-	plan.MassDelete:    errcode.ReasonMassDelete,
-	plan.DuplicateName: errcode.ReasonDuplicateName,
-}
-
-// unresolvedError refuses changes without a direction (ids). When a guard held them
-// all back, the reason is the guard's; details.duplicates names the same-named
-// siblings of those held back for their names.
-func unresolvedError(p *plan.Plan, ids []string) error {
-	reason, next := errcode.ReasonUnresolved, []errcode.NextAction{errcode.NextPassOverride, errcode.NextSkipUnresolved}
-	common := p.Find(ids[0]).Reason
-	for _, id := range ids[1:] {
-		if p.Find(id).Reason != common {
-			common = ""
-		}
-	}
-	if r, ok := guardReasons[common]; ok {
-		reason = r
-		if common == plan.DuplicateName {
-			next = []errcode.NextAction{errcode.NextRenameInStudio, errcode.NextSkipUnresolved}
-		}
-	}
-	e := errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(ids)).
-		Reason(reason, next...).With("ids", ids)
-	if p.Guards != nil && len(p.Guards.Duplicates) > 0 {
-		var dups []plan.Duplicate
-		for _, d := range p.Guards.Duplicates {
-			if slices.Contains(ids, d.ID) {
-				dups = append(dups, d)
-			}
-		}
-		if dups != nil {
-			e.With("duplicates", dups)
-		}
-	}
-	return e
-}
-
-// duplicateError refuses to pull change c, whose instance shares its name with
-// siblings (or whose file would be another pulled change's): nothing is written.
-func duplicateError(c *plan.Change, sibs []plan.Sibling) error {
-	names := make([]string, len(sibs))
-	for i, s := range sibs {
-		names[i] = s.Path + " (" + s.ID + ")"
-	}
-	return errcode.New(errcode.Unresolved, "%s (%s) cannot be pulled unambiguously: %s has the same name, and both would be one file; nothing was written",
-		c.Path, c.ID, strings.Join(names, ", ")).
-		Reason(errcode.ReasonDuplicateName, errcode.NextRenameInStudio, errcode.NextPassOverride).
-		With("ids", []string{c.ID}).
-		With("duplicates", []plan.Duplicate{{ID: c.ID, Path: c.Path, FsPath: c.FsPath, Siblings: sibs}})
 }
 
 func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
