@@ -29,6 +29,9 @@ type State struct {
 	Dir string
 	// Studio is the snapshot the plan was computed from (for parent handles).
 	Studio *dom.Instance
+	// FoldCase says the project's file system compares names ignoring case: two
+	// pulled files whose paths differ only in case are one file there.
+	FoldCase bool
 }
 
 // Txn runs apply transactions for one project.
@@ -45,6 +48,9 @@ type Txn struct {
 	// mismatch can say which changes moved.
 	PreviousPlan func(hash string) *plan.Plan
 	Now          func() time.Time
+	// StudioTimeout bounds the wait for Studio's answer to the patch (0: 60 s).
+	// Past it the transaction stays open until Studio says what it applied.
+	StudioTimeout time.Duration
 }
 
 // Run carries out the transaction. Any refusal leaves both sides as they were.
@@ -108,12 +114,16 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		// Once sent, the patch's outcome is the plugin's: the caller giving up must
 		// not abandon a transaction Studio may apply.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		wait := t.StudioTimeout
+		if wait <= 0 {
+			wait = 60 * time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		err := t.Studio.Apply(sctx, res.TxID, w.ops)
 		cancel()
 		if err != nil {
 			switch errcode.Of(err) {
-			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest:
+			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
 				return nil, err
@@ -284,9 +294,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 		}
 	}
 	if len(unresolved) > 0 {
-		return nil, nil, errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(unresolved)).
-			Reason(errcode.ReasonUnresolved, errcode.NextPassOverride, errcode.NextSkipUnresolved).
-			With("ids", unresolved)
+		return nil, nil, unresolvedError(p, unresolved)
 	}
 	return actions, skipped, nil
 }
@@ -352,13 +360,23 @@ func build(st *State, actions []action) (*work, error) {
 	if st.Studio != nil {
 		studioIdx = st.Studio.Index()
 	}
+	// Every file a pull writes or deletes, by the name the file system compares,
+	// with the change that writes it: two changes on one file are refused.
+	files := map[string]*plan.Change{}
 	for _, a := range actions {
 		c := a.change
 		var err error
 		if a.dir == plan.Push {
 			err = w.push(c, studioIdx)
 		} else {
+			if err := unambiguous(st, c, diskIdx, studioIdx); err != nil {
+				return nil, err
+			}
+			before := len(w.files)
 			err = w.pull(st, c, diskIdx)
+			if err == nil {
+				err = claim(files, c, w.files[before:], st.FoldCase)
+			}
 		}
 		if err != nil {
 			var r *project.Refusal

@@ -491,9 +491,32 @@ func TestDisconnectMidRequest(t *testing.T) {
 	wantCode(t, sess.Call(context.Background(), "ping", nil, nil), errcode.StudioNotConnected)
 }
 
+// An answer larger than the host's frame limit is refused by the plugin, which
+// the welcome told the limit: the call fails, the connection lives on.
+func TestPayloadTooLargeRefusedByThePlugin(t *testing.T) {
+	srv, url := start(t, bridge.Options{ReadLimit: 4096})
+	p := newPlugin("aaaa")
+	p.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method != "big" {
+			return nil, nil, false
+		}
+		return map[string]string{"text": strings.Repeat("x", 10000)}, nil, true
+	}
+	sess := connect(t, srv, url, p)
+
+	err := sess.Call(context.Background(), "big", nil, nil)
+	wantCode(t, err, errcode.PayloadTooLarge)
+	if err := sess.Call(context.Background(), "ping", nil, nil); err != nil {
+		t.Fatalf("ping after a refused answer: %v", err)
+	}
+}
+
+// A plugin that sends a frame over the read limit anyway is cut off with close
+// 1009, and its call fails with E_PAYLOAD_TOO_LARGE.
 func TestPayloadTooLarge(t *testing.T) {
 	srv, url := start(t, bridge.Options{ReadLimit: 4096})
 	p := newPlugin("aaaa")
+	p.FrameLimit = 1 << 20
 	p.Hook = func(method string, params json.RawMessage) (any, error, bool) {
 		if method != "big" {
 			return nil, nil, false

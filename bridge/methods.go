@@ -72,3 +72,13 @@ func (s *Session) Ping(ctx context.Context) (*protocol.PingResult, error) {
 	}
 	return &res, nil
 }
+
+// MarkPlace asks the plugin to mark the place with marker unless it has a marker
+// already, and returns the marker the place holds.
+func (s *Session) MarkPlace(ctx context.Context, marker string) (*protocol.MarkPlaceResult, error) {
+	var res protocol.MarkPlaceResult
+	if err := s.Call(ctx, protocol.MethodMarkPlace, protocol.MarkPlaceParams{Marker: marker}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

@@ -24,7 +24,9 @@ import (
 
 // Defaults for the zero values of Options (PROTOCOL.md).
 const (
-	DefaultReadLimit      = 64 << 20
+	DefaultReadLimit      = protocol.DefaultFrameLimit
+	DefaultPartBytes      = protocol.DefaultPartBytes
+	DefaultRequestLimit   = 4 * DefaultReadLimit
 	DefaultPingInterval   = 15 * time.Second
 	DefaultPongWait       = 45 * time.Second
 	DefaultRequestTimeout = 60 * time.Second
@@ -41,6 +43,8 @@ const (
 // Options configure a Server. Zero fields take the defaults above.
 type Options struct {
 	ReadLimit      int64         // largest frame accepted from a plugin, in bytes
+	PartBytes      int           // size long answers and requests are cut to (told in welcome)
+	RequestLimit   int64         // largest request sent to a plugin (in requestPart frames), in bytes
 	PingInterval   time.Duration // time between WebSocket pings
 	PongWait       time.Duration // silence after which a plugin is dropped
 	RequestTimeout time.Duration // per Call, unless ctx has an earlier deadline
@@ -61,6 +65,8 @@ type SessionInfo struct {
 	Context              string `json:"context"`
 	ReadOnly             bool   `json:"readOnly,omitempty"`
 	CollaborativeEditing bool   `json:"collaborativeEditing,omitempty"`
+	// PlaceMarker is the place's marker as the hello said (protocol.PlaceMarkerAttribute).
+	PlaceMarker string `json:"placeMarker,omitempty"`
 }
 
 // Server accepts plugin connections on its ServeHTTP and keeps one Session per
@@ -85,6 +91,12 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = DefaultReadLimit
+	}
+	if opts.PartBytes <= 0 {
+		opts.PartBytes = DefaultPartBytes
+	}
+	if opts.RequestLimit <= 0 {
+		opts.RequestLimit = DefaultRequestLimit
 	}
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = DefaultPingInterval
@@ -203,6 +215,7 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 			ConnectedAt:   time.Now().Round(0),
 			Context:       cmp.Or(h.Context, "edit"),
 			ReadOnly:      h.ReadOnly,
+			PlaceMarker:   h.PlaceMarker,
 
 			CollaborativeEditing: h.CollaborativeEditing,
 		},
@@ -221,6 +234,8 @@ func (s *Server) serve(sess *Session) {
 		Protocol:    protocol.Version,
 		HostVersion: s.opts.HostVersion,
 		Project:     s.opts.Project,
+		FrameLimit:  int(s.opts.ReadLimit),
+		PartBytes:   s.opts.PartBytes,
 	})
 	if err != nil {
 		sess.close(notConnected(id, "the welcome could not be encoded"), websocket.CloseInternalServerErr, "welcome failed")
@@ -303,6 +318,11 @@ func (s *Server) infosLocked() []SessionInfo {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return infos
+}
+
+// Limits are the frame limits of the server's connections.
+func (s *Server) Limits() (frameLimit int64, partBytes int, requestLimit int64) {
+	return s.opts.ReadLimit, s.opts.PartBytes, s.opts.RequestLimit
 }
 
 // Session returns the connected session with id, or with id "" the only connected

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -46,6 +47,11 @@ type pending struct {
 // Info describes the session.
 func (s *Session) Info() SessionInfo { return s.info }
 
+// Limits are the frame limits of the session's server (Server.Limits).
+func (s *Session) Limits() (frameLimit int64, partBytes int, requestLimit int64) {
+	return s.srv.Limits()
+}
+
 // Done is closed when the connection has ended.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
@@ -68,6 +74,12 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 	if err != nil {
 		return err
 	}
+	if limit := s.srv.opts.RequestLimit; int64(len(frame)) > limit {
+		// Refused before anything is sent: the plugin never sees it.
+		return errcode.New(errcode.PayloadTooLarge, "the %s request is %d bytes, more than the %d byte limit of a request to Studio; nothing was sent",
+			method, len(frame), limit).Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess).
+			With("method", method).With("bytes", len(frame)).With("limit", limit)
+	}
 	p := &pending{method: method, result: result, parts: newCollector(result), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closeErr != nil {
@@ -78,7 +90,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 	s.pending[id] = p
 	s.mu.Unlock()
 
-	if err := s.writeRaw(frame); err != nil {
+	if err := s.writeRequest(id, frame); err != nil {
 		if s.take(id) != nil {
 			s.close(notConnected(s.info.ID, "sending the request failed"), 0, "")
 			return errcode.Wrap(errcode.StudioNotConnected, err, fmt.Sprintf("send %s to studio session %s", method, s.info.ID))
@@ -98,12 +110,13 @@ func (s *Session) Call(ctx context.Context, method string, params any, result an
 		// Best effort: the call has already failed for the caller.
 		_ = s.write(protocol.Cancel{Type: protocol.FrameCancel, ID: id})
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &errcode.Error{
+			e := &errcode.Error{
 				Code:    errcode.StudioTimeout,
 				Message: fmt.Sprintf("studio session %s did not answer %s in time", s.info.ID, method),
 				Details: map[string]any{"method": method, "requestId": id},
 				Err:     ctx.Err(),
 			}
+			return e.Reason(errcode.ReasonStudioTimeout, errcode.NextRetry, errcode.NextShowStatus)
 		}
 		return fmt.Errorf("studio %s: %w", method, ctx.Err())
 	}
@@ -118,6 +131,34 @@ func (s *Session) take(id string) *pending {
 	p := s.pending[id]
 	delete(s.pending, id)
 	return p
+}
+
+// writeRequest sends a request frame: as it is, or, when it is larger than the
+// part size, as requestPart frames that each carry a piece of its text (cut between
+// UTF-8 sequences, so that each piece is a valid JSON string).
+func (s *Session) writeRequest(id string, frame []byte) error {
+	size := s.srv.opts.PartBytes
+	if len(frame) <= size {
+		return s.writeRaw(frame)
+	}
+	var cuts []int
+	for at := 0; at < len(frame); {
+		end := min(at+size, len(frame))
+		for end < len(frame) && end > at+1 && !utf8.RuneStart(frame[end]) {
+			end--
+		}
+		cuts = append(cuts, end)
+		at = end
+	}
+	at := 0
+	for seq, end := range cuts {
+		part := protocol.RequestPart{Type: protocol.FrameRequestPart, ID: id, Seq: seq, Count: len(cuts), Data: string(frame[at:end])}
+		if err := s.write(part); err != nil {
+			return err
+		}
+		at = end
+	}
+	return nil
 }
 
 // write sends v as one text frame.
@@ -296,7 +337,12 @@ func pluginError(e *protocol.Error) *errcode.Error {
 	if msg == "" {
 		msg = string(e.Code)
 	}
-	return &errcode.Error{Code: e.Code, Message: msg, Details: e.Details}
+	ce := &errcode.Error{Code: e.Code, Message: msg, Details: e.Details}
+	if ce.Code == errcode.PayloadTooLarge && ce.ReasonCode() == "" {
+		// The plugin refused to send what does not fit in a frame.
+		ce.Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
+	}
+	return ce
 }
 
 // pingLoop pings the plugin every interval until the session ends. A failed ping

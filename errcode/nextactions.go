@@ -101,6 +101,9 @@ const (
 	// NextPassTx: name the transaction to resolve (details.txIds lists the open
 	// ones).
 	NextPassTx NextAction = "pass_tx"
+	// NextRenameInStudio: give each of the same-named siblings (details.duplicates)
+	// its own name in Studio, then plan again.
+	NextRenameInStudio NextAction = "rename_in_studio"
 )
 
 // AllNextActions lists every next action, in the order declared above.
@@ -112,5 +115,5 @@ var AllNextActions = []NextAction{
 	NextFixPermissions, NextResetTokenKey, NextFixRequest, NextSendLess, NextInstallEmulator,
 	NextInstallNode, NextBuildPlugin, NextEditHook, NextUseGitRepo, NextStopHost,
 	NextFreeDisk, NextCloseFile, NextFixSymlink, NextSetStateDir, NextSetCacheDir,
-	NextResaveFile, NextPassForce, NextPassTx,
+	NextResaveFile, NextPassForce, NextPassTx, NextRenameInStudio,
 }

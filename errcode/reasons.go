@@ -105,6 +105,13 @@ const (
 	// ReasonSeveralTransactions: several transactions are open and none was
 	// named; details.txIds lists them.
 	ReasonSeveralTransactions Reason = "several_transactions"
+	// ReasonPlaceChanged: the unresolved changes are deletions on disk held back
+	// because Studio holds another place than the last sync, or an empty one.
+	ReasonPlaceChanged Reason = "place_changed"
+	// ReasonMassDelete: the unresolved changes are deletions on disk held back
+	// because together they would remove too much (a whole mapped folder, or more
+	// files than the thresholds allow).
+	ReasonMassDelete Reason = "mass_delete"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).
@@ -132,7 +139,9 @@ const (
 	ReasonUnsafeName Reason = "unsafe_name"
 	// ReasonPathExists: a file or folder is already where the new one goes.
 	ReasonPathExists Reason = "path_exists"
-	// ReasonDuplicateName: a sibling already has that name.
+	// ReasonDuplicateName: a sibling has the same name (ignoring case on a file
+	// system that does): which file is whose is a guess; details.duplicates names
+	// the changes and their siblings.
 	ReasonDuplicateName Reason = "duplicate_name"
 	// ReasonNoFileForm: the project's settings give no file for the class.
 	ReasonNoFileForm Reason = "no_file_form"
@@ -195,6 +204,9 @@ const (
 	ReasonStudioDisconnected Reason = "studio_disconnected"
 	// ReasonPayloadTooLarge: a request or a plugin frame is over its size limit.
 	ReasonPayloadTooLarge Reason = "payload_too_large"
+	// ReasonStudioTimeout: Studio did not answer within the request timeout
+	// (details.timeoutSeconds); nothing waits longer.
+	ReasonStudioTimeout Reason = "studio_timeout"
 	// ReasonNoEmulator: the Studio emulator (with its node modules) was not found.
 	ReasonNoEmulator Reason = "no_emulator"
 	// ReasonNoNode: Node.js, which runs the emulator, is not installed.

@@ -35,6 +35,15 @@ type Options struct {
 	// Prewarm makes the host plan in the background when a Studio connects, so the
 	// first plan someone asks for finds warm caches.
 	Prewarm bool
+	// StudioTimeout bounds how long a command waits for Studio (the Studio lock
+	// and every request of it); 0 is bridge.DefaultRequestTimeout (60 s).
+	StudioTimeout time.Duration
+	// FoldsCase, when set, says whether the project's file system compares names
+	// ignoring case, instead of probing it (tests simulate one).
+	FoldsCase *bool
+	// FrameLimit is the largest frame read from a plugin; 0 is
+	// bridge.DefaultReadLimit (64 MiB). It bounds the largest script that syncs.
+	FrameLimit int64
 }
 
 // Host is the engine for one project. Each lock belongs to the part it guards,
@@ -64,6 +73,8 @@ type Host struct {
 	bases  *baseLoader
 	plans  *planCache
 	disk   *diskCache
+	places *places
+	fold   caseFolding
 
 	// ctx is the host's lifetime, set by Start and cancelled by Close: the work the
 	// host does on its own (recovery, prewarm) runs under it.
@@ -85,7 +96,7 @@ func New(opts Options) (*Host, error) {
 		opts.Kind = "serve"
 	}
 	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, turn: newTurn(),
-		studio: &studioCache{}, bases: &baseLoader{loc: opts.Location}, plans: &planCache{}}
+		studio: newStudioCache(), bases: &baseLoader{loc: opts.Location}, plans: &planCache{}}
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
@@ -97,7 +108,13 @@ func New(opts Options) (*Host, error) {
 	}
 	h.tokens = tokens
 	h.journal = &apply.Journal{Dir: h.dir + string(os.PathSeparator) + "journal"}
-	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger})
+	if opts.StudioTimeout <= 0 {
+		opts.StudioTimeout = bridge.DefaultRequestTimeout
+		h.opts.StudioTimeout = opts.StudioTimeout
+	}
+	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger, RequestTimeout: opts.StudioTimeout,
+		ReadLimit: opts.FrameLimit})
+	h.places, h.fold.fixed = newPlaces(h.dir), opts.FoldsCase
 	h.disk = newDiskCache(h.loc.Dir, h.dir, opts.Logger)
 	return h, nil
 }
@@ -198,7 +215,11 @@ func (h *Host) Status(ctx context.Context) (*StatusData, error) {
 		Sessions: []SessionData{},
 	}
 	for _, s := range h.bridge.Sessions() {
-		d.Sessions = append(d.Sessions, SessionData{ID: s.ID, PlaceID: s.PlaceID, PlaceName: s.PlaceName, PluginVersion: s.PluginVersion, ConnectedAt: s.ConnectedAt})
+		d.Sessions = append(d.Sessions, SessionData{ID: s.ID, PlaceID: s.PlaceID, PlaceName: s.PlaceName, PluginVersion: s.PluginVersion, ConnectedAt: s.ConnectedAt,
+			PlaceCheck: h.places.check(s)})
+	}
+	if len(d.Sessions) == 1 {
+		d.PlaceCheck = d.Sessions[0].PlaceCheck
 	}
 	pending, err := h.journal.Pending()
 	if err != nil {

@@ -65,7 +65,7 @@ func (c *planCache) same(disk *project.Project, studio *dom.Instance, in plan.In
 	defer c.mu.Unlock()
 	lp := c.last
 	if lp != nil && lp.disk == disk && lp.studio == studio && lp.in.BaseCommit == in.BaseCommit &&
-		lp.in.BaseRef == in.BaseRef && lp.in.SessionID == in.SessionID {
+		lp.in.BaseRef == in.BaseRef && lp.in.SessionID == in.SessionID && lp.in.Place == in.Place && lp.in.FoldCase == in.FoldCase {
 		return lp.plan
 	}
 	return nil

@@ -75,7 +75,7 @@ func (h *Host) prewarm() {
 		defer h.wg.Done()
 		ctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
 		defer cancel()
-		if _, err := h.compute(ctx, "", ""); err != nil {
+		if _, err := h.computeInBackground(ctx); err != nil {
 			h.log.Debug("prewarm", "err", err)
 		}
 	}()
@@ -101,7 +101,7 @@ func (h *Host) recoverLocked() []apply.Pending {
 	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
 	defer cancel()
 	var done []apply.Pending
-	err = h.studio.use(func(snaps *snapshots) error {
+	err = h.studio.use(ctx, func(snaps *snapshots) error {
 		var err error
 		done, err = h.journal.Recover(ctx, h.connector(snaps))
 		return err
@@ -207,7 +207,7 @@ func (h *Host) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverR
 		}
 	}
 	var res *apply.RecoverResult
-	err := h.studio.use(func(snaps *snapshots) error {
+	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var err error
 		res, err = h.journal.Resolve(ctx, req.TxID, req.Action, h.connector(snaps))
 		return err

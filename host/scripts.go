@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/atlas-rbx/atlas/bridge"
@@ -23,6 +24,8 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := h.studioDeadline(ctx)
+	defer cancel()
 	disk, err := h.loadDisk()
 	if err != nil {
 		return nil, err
@@ -60,7 +63,8 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
 			Reason(errcode.ReasonNotAScript, errcode.NextPassScript)
 	}
-	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Draft: req.Draft})
+	// The id names the n-th of same-named siblings at each step: so does the request.
+	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Ordinals: ordinals(target), Draft: req.Draft})
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +83,7 @@ func (h *Host) findOffDisk(ctx context.Context, s *bridge.Session, disk *dom.Ins
 		}
 	}
 	var studio *dom.Instance
-	err := h.studio.use(func(snaps *snapshots) error {
+	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var err error
 		studio, err = snaps.take(ctx, s, scope(disk, baseRoot))
 		return err
@@ -149,3 +153,29 @@ func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, erro
 }
 
 var _ Engine = (*Host)(nil)
+
+// ordinals gives, for each instance from the root (excluded) down to x, its index
+// among its parent's children of the same name: what its id is derived from. It is
+// nil when every index is 0 (the first of each name), as a plain path says.
+func ordinals(x *dom.Instance) []int {
+	var out []int
+	any := false
+	for i := x; i != nil && i.Parent != nil; i = i.Parent {
+		n := 0
+		for _, c := range i.Parent.Children {
+			if c == i {
+				break
+			}
+			if c.Name == i.Name {
+				n++
+			}
+		}
+		any = any || n > 0
+		out = append(out, n)
+	}
+	if !any {
+		return nil
+	}
+	slices.Reverse(out)
+	return out
+}

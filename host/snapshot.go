@@ -26,8 +26,18 @@ import (
 // apply, an undo) does it inside use, one at a time. The turn may be held around
 // use; inside, only the leaf locks of the base loader, the plan cache and the disk
 // cache are taken, and nothing that holds one of them calls use.
+//
+// Background work (the warm-up plan when a Studio connects) takes the lock with
+// useInBackground and gives it up as soon as a command asks for it: its context is
+// cancelled, which ends its Studio request at once. A command waits for the lock
+// only as long as its context allows (E_STUDIO_TIMEOUT after that).
 type studioCache struct {
-	mu         sync.Mutex
+	sem chan struct{} // holding its one token is holding the Studio lock
+
+	bgMu     sync.Mutex         // guards bgCancel and waiting; a leaf lock
+	bgCancel context.CancelFunc // cancels the background holder; nil when none holds
+	waiting  int                // commands waiting for the lock; background work waits for none
+
 	session    string
 	snapshotID string
 	byHandle   map[string]cachedSource
@@ -43,12 +53,67 @@ type cachedSource struct {
 	hash   string
 }
 
+func newStudioCache() *studioCache {
+	return &studioCache{sem: make(chan struct{}, 1)}
+}
+
 // use runs fn with the Studio lock held; fn takes its snapshots through snaps,
-// which is valid only until fn returns.
-func (c *studioCache) use(fn func(snaps *snapshots) error) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// which is valid only until fn returns. Background work holding the lock is asked
+// to give it up; when ctx ends before the lock is free, use fails with
+// E_STUDIO_TIMEOUT (or ctx's error when it was cancelled).
+func (c *studioCache) use(ctx context.Context, fn func(snaps *snapshots) error) error {
+	c.bgMu.Lock()
+	c.waiting++
+	if c.bgCancel != nil {
+		c.bgCancel()
+	}
+	c.bgMu.Unlock()
+	var err error
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		err = ctx.Err()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = errcode.New(errcode.StudioTimeout, "another command kept Studio busy for the whole timeout").
+				Reason(errcode.ReasonStudioTimeout, errcode.NextWait, errcode.NextRetry)
+		}
+	}
+	c.bgMu.Lock()
+	c.waiting--
+	c.bgMu.Unlock()
+	if err != nil {
+		return err
+	}
+	defer func() { <-c.sem }()
 	return fn(&snapshots{c: c})
+}
+
+// useInBackground is use for work nobody waits for: fn runs with a context that
+// is cancelled as soon as a command asks for the lock. It does not wait for the
+// lock: when a command holds it or waits for it, the work is not needed now.
+func (c *studioCache) useInBackground(ctx context.Context, fn func(ctx context.Context, snaps *snapshots) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.bgMu.Lock()
+	if c.waiting > 0 {
+		c.bgMu.Unlock()
+		return nil
+	}
+	select {
+	case c.sem <- struct{}{}:
+	default:
+		c.bgMu.Unlock()
+		return nil
+	}
+	c.bgCancel = cancel
+	c.bgMu.Unlock()
+	defer func() {
+		c.bgMu.Lock()
+		c.bgCancel = nil
+		c.bgMu.Unlock()
+		<-c.sem
+	}()
+	return fn(ctx, &snapshots{c: c})
 }
 
 // snapshots takes Studio snapshots for a holder of the Studio lock.

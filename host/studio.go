@@ -38,6 +38,9 @@ func sessionData(s *bridge.Session) SessionData {
 type sessionStudio struct{ s *bridge.Session }
 
 func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op) error {
+	if err := a.fits(ops); err != nil {
+		return err
+	}
 	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops})
 	if err != nil {
 		ce := errcode.As(err)
@@ -93,3 +96,57 @@ func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
 
 var _ apply.Studio = (*sessionStudio)(nil)
 var _ apply.Locator = (*pathLocator)(nil)
+
+// sourceMargin is what a snapshot record holds besides a script's Source (handles,
+// name, class, RunContext), with room to spare.
+const sourceMargin = 4 << 10
+
+// fits refuses a patch that writes a Source no snapshot could carry back in one
+// frame (protocol.InstanceLimit): pushed, it would make every later plan fail. The
+// refusal comes before anything is sent, so the transaction is aborted whole.
+func (a *sessionStudio) fits(ops []protocol.Op) error {
+	frameLimit, _, _ := a.s.Limits()
+	limit := protocol.InstanceLimit(int(frameLimit)) - sourceMargin
+	check := func(values protocol.Values, path string) error {
+		raw, ok := values["Source"]
+		if !ok || len(raw) <= limit {
+			return nil // JSON from Go is never shorter than the plugin's
+		}
+		v, err := dom.Unmarshal(raw)
+		if err != nil {
+			return nil // not a string: the plugin says what is wrong with it
+		}
+		src, ok := v.(dom.String)
+		if n := protocol.SourceLen(string(src)); ok && n > limit {
+			return errcode.New(errcode.PayloadTooLarge, "%s: a Source of %d bytes (%d as JSON) is more than a snapshot can carry back (%d bytes as JSON); nothing was sent",
+				path, len(src), n, limit).Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess).
+				With("path", path).With("bytes", len(src)).With("limit", limit)
+		}
+		return nil
+	}
+	var walk func(i *protocol.NewInstance, path string) error
+	walk = func(i *protocol.NewInstance, path string) error {
+		if i == nil {
+			return nil
+		}
+		path += "/" + i.Name
+		if err := check(i.Properties, path); err != nil {
+			return err
+		}
+		for _, c := range i.Children {
+			if err := walk(c, path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, op := range ops {
+		if err := check(op.Set, "change "+op.ChangeID); err != nil {
+			return err
+		}
+		if err := walk(op.Instance, "change "+op.ChangeID+":"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

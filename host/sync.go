@@ -23,15 +23,41 @@ type computed struct {
 	session *bridge.Session
 }
 
-// compute reads disk, base and Studio, and computes the plan.
+// compute reads disk, base and Studio, and computes the plan. It waits for Studio
+// (the Studio lock, then its snapshots) at most the Studio timeout in all.
 func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
+	ctx, cancel := h.studioDeadline(ctx)
+	defer cancel()
 	var c *computed
-	err := h.studio.use(func(snaps *snapshots) error {
+	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
 		return err
 	})
 	return c, err
+}
+
+// computeInBackground is compute for work nobody waits for (the warm-up plan): it
+// gives the Studio lock up as soon as a command asks for it, and computes nothing
+// when one holds it.
+func (h *Host) computeInBackground(ctx context.Context) (*computed, error) {
+	var c *computed
+	err := h.studio.useInBackground(ctx, func(ctx context.Context, snaps *snapshots) error {
+		var err error
+		c, err = h.computeWith(ctx, snaps, "", "")
+		return err
+	})
+	return c, err
+}
+
+// studioDeadline bounds a command's whole wait for Studio by the Studio timeout
+// (Options.StudioTimeout), unless ctx ends sooner.
+func (h *Host) studioDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := time.Now().Add(h.opts.StudioTimeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(d) {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, d)
 }
 
 // computeWith is compute for a holder of the Studio lock, which will use the
@@ -41,6 +67,8 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if err != nil {
 		return nil, err
 	}
+	// Probed before the first load: the probe's file is gone by then.
+	foldCase := h.fold.get(h.loc.Dir)
 	// Disk and base are independent: read them side by side.
 	var b *base
 	var baseErr error
@@ -65,7 +93,8 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if err != nil {
 		return nil, err
 	}
-	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID}
+	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
+		Place: h.places.identityOf(s.Info()), FoldCase: foldCase}
 	if b != nil {
 		in.BaseCommit, in.BaseRef = b.commit, b.ref
 	}
@@ -77,6 +106,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	}
 	p := plan.Compute(in)
 	h.plans.computed(disk, studio, in, p)
+	h.places.planned(s.Info().ID, p.Place)
 	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil
 }
 
@@ -100,7 +130,9 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 		Base:    BaseData{Commit: c.plan.BaseCommit, Ref: c.plan.BaseRef},
 		Session: sessionData(c.session), Summary: c.plan.Summary(), Changes: c.plan.Changes,
 		Warnings: append(append([]string(nil), c.disk.Warnings...), c.plan.Warnings...),
+		Guards:   c.plan.Guards,
 	}
+	d.Session.PlaceCheck = h.places.check(c.session.Info())
 	if c.base == nil {
 		d.Warnings = append(d.Warnings, "no base commit (no git repository, no commit yet, or the project file is not committed): every difference is unresolved")
 	}
@@ -169,14 +201,19 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		}
 	}
 	var res *apply.Result
+	// The wait for the Studio lock and the fresh plan take at most the Studio
+	// timeout; the patch, once sent, has its own (apply.Txn).
+	lctx, cancel := h.studioDeadline(ctx)
+	defer cancel()
 	// No other snapshot may replace the handles between the recompute and the patch.
-	err = h.studio.use(func(snaps *snapshots) error {
+	err = h.studio.use(lctx, func(snaps *snapshots) error {
 		t := &apply.Txn{
-			Tokens:    h.tokens,
-			Studio:    &sessionStudio{s: s},
-			Journal:   h.journal,
-			SessionID: s.Info().ID,
-			Place:     apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName},
+			Tokens:        h.tokens,
+			Studio:        &sessionStudio{s: s},
+			Journal:       h.journal,
+			SessionID:     s.Info().ID,
+			Place:         apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName},
+			StudioTimeout: h.opts.StudioTimeout,
 			PreviousPlan: func(hash string) *plan.Plan {
 				if cp := h.plans.recall(hash); cp != nil {
 					return cp.plan
@@ -194,11 +231,12 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				if err != nil {
 					return nil, err
 				}
-				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio}, nil
+				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio,
+					FoldCase: h.fold.get(h.loc.Dir)}, nil
 			},
 		}
 		var err error
-		res, err = t.Run(ctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
+		res, err = t.Run(lctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
 		return err
 	})
 	if err != nil {
@@ -206,7 +244,14 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	}
 	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
 		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
-	return &ApplyData{Result: *res, Session: sessionData(s)}, nil
+	if len(res.Applied) > 0 {
+		// Both sides now hold the project: this is the place to compare the next
+		// Studio with.
+		h.places.synced(ctx, s, h.log.Warn)
+	}
+	d := &ApplyData{Result: *res, Session: sessionData(s)}
+	d.Session.PlaceCheck = h.places.check(s.Info())
+	return d, nil
 }
 
 // waitingFor says what an open transaction waits for, in the refusal's message.
@@ -235,7 +280,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	// Undo needs Studio only if the transaction changed it; the journal says so.
 	s, noSession := h.session(req.SessionID)
 	var res *apply.UndoResult
-	err := h.studio.use(func(snaps *snapshots) error {
+	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var studio apply.Studio
 		var loc apply.Locator = noStudio{}
 		if noSession == nil {

@@ -58,6 +58,9 @@ type SessionData struct {
 	PlaceName     string    `json:"placeName"`
 	PluginVersion string    `json:"pluginVersion,omitempty"`
 	ConnectedAt   time.Time `json:"connectedAt,omitzero"`
+	// PlaceCheck says whether the session holds the place of the project's last
+	// successful sync (absent where not known, e.g. drift without Studio).
+	PlaceCheck *PlaceCheck `json:"placeCheck,omitempty"`
 }
 
 // ProjectData describes the project a host serves.
@@ -82,6 +85,9 @@ type StatusData struct {
 	Host     HostData        `json:"host"`
 	Sessions []SessionData   `json:"sessions"`
 	Pending  []apply.Pending `json:"pendingTransactions"`
+	// PlaceCheck is the only connected session's place check; null when none or
+	// several are connected (each session has its own).
+	PlaceCheck *PlaceCheck `json:"placeCheck"`
 }
 
 // PlanRequest asks for a plan.
@@ -123,8 +129,11 @@ type PlanData struct {
 	// Files maps change ids to the file a pull writes where their fsPath names
 	// none: the file it creates for an instance only Studio has, the project file
 	// of an instance one declares (PlanRequest.Files).
-	Files    map[string]string `json:"files,omitempty"`
-	Warnings []string          `json:"-"`
+	Files map[string]string `json:"files,omitempty"`
+	// Guards is what the guards over the decision table held back (place_changed,
+	// mass_delete, duplicate_name); absent when none did.
+	Guards   *plan.Guards `json:"guards,omitempty"`
+	Warnings []string     `json:"-"`
 }
 
 // ApplyRequest asks for an apply.

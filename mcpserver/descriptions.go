@@ -12,7 +12,10 @@ Studio, direction push|pull|null, reason from a three-way comparison with the gi
 diskHash, baseHash, fsPath, properties {current (Studio), incoming (disk), base}) and a short-lived
 confirmToken bound to this exact plan (planHash, expiresAt).
 Next: inspect; for direction null (both_changed, delete_edit_conflict, no_base) call get_script to
-read Studio's text, merge into the file if needed, and decide push/pull/skip; then sync_apply.`
+read Studio's text, merge into the file if needed, and decide push/pull/skip; then sync_apply.
+Guards also leave changes null on purpose: place_changed (Studio holds another or an empty place:
+session.placeCheck) and mass_delete hold back deletions of files; duplicate_name holds back pulls of
+same-named siblings (rename one in Studio). Pull those only when the person asks for it.`
 
 const descApply = `Apply a plan from sync_plan: pass its confirmToken and yes: true. Atlas recomputes
 the plan and refuses (E_CONFIRM_TOKEN_MISMATCH) if anything moved since, checks each override's

@@ -49,6 +49,7 @@ var mcpHints = map[errcode.NextAction]string{
 	errcode.NextResaveFile:         "ask the person to open the file in Roblox Studio and save it again, or name another file",
 	errcode.NextPassForce:          "ask the person whether the listed files may be overwritten, or use an empty folder",
 	errcode.NextPassTx:             "pass txId: one of details.txIds (sync_recover lists the open transactions)",
+	errcode.NextRenameInStudio:     "ask the person to give each of the same-named instances its own name in Studio (or rename them with run_code), then call sync_plan again",
 }
 
 // mcpHint renders one next action for an agent, naming what the refusal's details

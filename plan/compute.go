@@ -22,6 +22,7 @@ func Compute(in Input) *Plan {
 	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].ID < c.changes[j].ID })
 	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: c.changes,
 		Warnings: warnings(in)}
+	c.guard(p)
 	if p.Changes == nil {
 		p.Changes = []*Change{}
 	}
@@ -34,11 +35,15 @@ type computer struct {
 	base    map[string]*dom.Instance
 	disk    map[string]*dom.Instance
 	changes []*Change
+	// present counts the disk's file-backed instances (and scripts among them)
+	// that Studio also holds, for the empty-place check.
+	present census
 }
 
 func (c *computer) visit(d, s, b *dom.Instance) {
 	switch {
 	case d != nil && s != nil:
+		c.present.count(d)
 		c.edit(d, s, b)
 		c.children(d, s)
 	case d != nil:

@@ -20,6 +20,13 @@ type Input struct {
 	BaseCommit string
 	BaseRef    string
 	SessionID  string
+	// Place is whether Studio holds the place of the project's last successful
+	// sync, as the place's identity tells ("" is PlaceUnknown). Compute finds an
+	// empty place itself, from the trees.
+	Place PlaceState
+	// FoldCase says the project's file system compares names ignoring case, so
+	// that siblings whose names differ only in case would share a file.
+	FoldCase bool
 }
 
 // Plan is the list of changes between disk and Studio and its canonical hash.
@@ -32,8 +39,14 @@ type Plan struct {
 	// Hash is "sha256:" + hex of the canonical JSON of base commit, session and changes.
 	Hash string
 	// Warnings name what Atlas leaves alone and why: properties the project sets that
-	// Studio's scripts cannot write, scripts whose bytes are not UTF-8. Not hashed.
+	// Studio's scripts cannot write, scripts whose bytes are not UTF-8, changes a
+	// guard left unresolved. Not hashed (the guarded changes' reasons are).
 	Warnings []string
+	// Place is the place check the guards went by: Input.Place, or PlaceEmpty when
+	// Studio holds none of the project's instances.
+	Place PlaceState
+	// Guards describes what each guard held back; nil when none did.
+	Guards *Guards
 }
 
 // Change is one instance that differs between disk and Studio. For Add and Remove it

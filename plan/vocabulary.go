@@ -59,12 +59,49 @@ const (
 	NoBase Reason = "no_base"
 )
 
+// The reasons of the guards that override the table (ARCHITECTURE §4): each leaves
+// a change the table would pull unresolved, so that only a person's explicit
+// choice (an override, --prefer, the review panel) can carry it out.
+const (
+	// PlaceChanged: a deletion on disk while Studio holds another place than the
+	// last successful sync, or a place without the project's instances.
+	PlaceChanged Reason = "place_changed"
+	// MassDelete: a deletion on disk among many: together they would remove a
+	// whole mapped folder or service, or more files than the thresholds allow
+	// (MassDeleteFiles, MassDeleteShare).
+	MassDelete Reason = "mass_delete"
+	// DuplicateName: a pull of an instance that has a sibling of the same name
+	// (ignoring case where the file system does): both would map to one path, and
+	// siblings of one name are paired by order, so which file is whose is a guess.
+	DuplicateName Reason = "duplicate_name"
+)
+
 // StudioMoved reports whether r means Studio moved away from the base: work in
 // Studio that git does not have (what drift reports).
 func (r Reason) StudioMoved() bool {
 	switch r {
 	case StudioChanged, BothChanged, NewInStudio, DeletedInStudio, DeleteEditConflict:
 		return true
+	case PlaceChanged, MassDelete, DuplicateName:
+		// The guards only ever hold back pulls: Studio moved.
+		return true
 	}
 	return false
 }
+
+// PlaceState says whether the connected Studio holds the place of the project's
+// last successful sync.
+type PlaceState string
+
+// The place states.
+const (
+	// PlaceUnknown: no sync is remembered, or nothing tells the places apart.
+	PlaceUnknown PlaceState = "unknown"
+	// PlaceSame: the place of the last successful sync (same marker, or same id).
+	PlaceSame PlaceState = "same"
+	// PlaceDifferent: another place than the last successful sync's.
+	PlaceDifferent PlaceState = "different"
+	// PlaceEmpty: Studio holds none of the project's scripts (none of its files'
+	// instances when it has no scripts): a new place, or the wrong one.
+	PlaceEmpty PlaceState = "empty"
+)

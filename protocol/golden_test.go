@@ -32,8 +32,12 @@ func messages() []struct {
 		name string
 		v    any
 	}{
-		{"hello", protocol.Hello{Type: protocol.FrameHello, Protocol: 1, PluginVersion: "0.1.0", PlaceID: 0, PlaceName: "Place1", SessionID: "5f0c7a3e9b1d4c2a8e6f0b1d2c3a4e5f", Context: "edit"}},
-		{"welcome", protocol.Welcome{Type: protocol.FrameWelcome, Protocol: 1, HostVersion: "0.1.0", Project: "Name"}},
+		{"hello", protocol.Hello{Type: protocol.FrameHello, Protocol: 1, PluginVersion: "0.1.0", PlaceID: 0, PlaceName: "Place1", SessionID: "5f0c7a3e9b1d4c2a8e6f0b1d2c3a4e5f", Context: "edit",
+			PlaceMarker: "0b7e4f9a2c1d48e6a3f5b8c9d0e1f2a3"}},
+		{"welcome", protocol.Welcome{Type: protocol.FrameWelcome, Protocol: 1, HostVersion: "0.1.0", Project: "Name",
+			FrameLimit: protocol.DefaultFrameLimit, PartBytes: protocol.DefaultPartBytes}},
+		{"request-part", protocol.RequestPart{Type: protocol.FrameRequestPart, ID: "r18", Seq: 0, Count: 13,
+			Data: `{"type":"request","id":"r18","method":"apply","params":{"txId":"tx-2","ops":[{"op":"edit","handle":"h12","set":{"Source":{"String":"-- 50 MB of Luau`}},
 		{"bye", protocol.Bye{Type: protocol.FrameBye, Reason: "unsupported protocol 2; this host speaks 1"}},
 		{"request", protocol.Request{Type: protocol.FrameRequest, ID: "r17", Method: protocol.MethodSnapshot, Params: json.RawMessage(`{}`)}},
 		{"cancel", protocol.Cancel{Type: protocol.FrameCancel, ID: "r17"}},
@@ -79,6 +83,9 @@ func messages() []struct {
 		{"transactions-result", protocol.TransactionsResult{TxIDs: []string{"tx-1", "tx-2"}}},
 		{"getscript-params-handle", protocol.GetScriptParams{Handle: "h12"}},
 		{"getscript-params-path", protocol.GetScriptParams{Path: []string{"ServerScriptService", "Main"}, Draft: true}},
+		{"getscript-params-ordinals", protocol.GetScriptParams{Path: []string{"ServerScriptService", "Dup"}, Ordinals: []int{0, 1}}},
+		{"markplace-params", protocol.MarkPlaceParams{Marker: "0b7e4f9a2c1d48e6a3f5b8c9d0e1f2a3"}},
+		{"markplace-result", protocol.MarkPlaceResult{Marker: "0b7e4f9a2c1d48e6a3f5b8c9d0e1f2a3"}},
 		{"getscript-result", protocol.GetScriptResult{Source: "print(1)\n", SourceSha1: sha, ClassName: "Script", Path: []string{"ServerScriptService", "Main"}}},
 		{"exec-params", protocol.ExecParams{Code: "print(1) return 2"}},
 		{"exec-result", protocol.ExecResult{Success: true, Output: []protocol.OutputLine{{Level: "print", Text: "1"}}, Returns: []string{"2"}}},

@@ -16,7 +16,30 @@ const (
 	MethodExec         = "exec"
 	MethodReview       = "review"
 	MethodPing         = "ping"
+	MethodMarkPlace    = "markPlace"
 )
+
+// The place marker (PROTOCOL.md markPlace): a random id the host asks the plugin
+// to keep in the place, as this attribute of the ServerStorage service, so that the
+// place of a project's last sync is known even when it is unpublished (PlaceId 0).
+// ServerStorage is saved with the place and never replicated to players. The
+// marker is not part of the place as sync sees it: snapshots leave it out of
+// ServerStorage's Attributes, and writing those Attributes keeps it.
+const (
+	PlaceMarkerClass     = "ServerStorage"
+	PlaceMarkerAttribute = "AtlasPlace"
+)
+
+// MarkPlaceParams asks the plugin to mark the place with Marker (32 hex) unless
+// it has a marker already.
+type MarkPlaceParams struct {
+	Marker string `json:"marker"`
+}
+
+// MarkPlaceResult is the marker the place holds now: Marker, or the one it had.
+type MarkPlaceResult struct {
+	Marker string `json:"marker"`
+}
 
 // Values are property values by name, each in the tagged encoding
 // ({"Vector3":[0,5,0]}), kept as the wire has them: the host encodes them from
@@ -154,7 +177,11 @@ type TransactionsResult struct {
 type GetScriptParams struct {
 	Handle string   `json:"handle,omitempty"`
 	Path   []string `json:"path,omitempty"`
-	Draft  bool     `json:"draft"`
+	// Ordinals, with Path, picks among same-named siblings: for each name, the
+	// index (from 0, in GetChildren order) among the children of that name. Absent,
+	// the first of each name.
+	Ordinals []int `json:"ordinals,omitempty"`
+	Draft    bool  `json:"draft"`
 }
 
 // GetScriptResult is a script's text as Studio has it.

@@ -36,6 +36,15 @@ type Plugin struct {
 	Hook func(method string, params json.RawMessage) (result any, err error, handled bool)
 	// OnCancel is called with the request id of every cancel frame received.
 	OnCancel func(id string)
+	// PlaceMarker is the place's marker (protocol.PlaceMarkerAttribute), sent in
+	// hello; markPlace sets it when it is empty.
+	PlaceMarker string
+	// Stall makes the plugin read every request and never answer it (WebSocket
+	// pings are still answered): a Studio that hangs.
+	Stall bool
+	// FrameLimit, when set, replaces the frame limit the welcome gives (a plugin
+	// that sends more than the host reads).
+	FrameLimit int
 
 	mu          sync.Mutex
 	place       *Place
@@ -52,6 +61,10 @@ type Plugin struct {
 	conns       map[*conn]struct{}   // open connections
 	last        *conn
 	started     time.Time
+	partBytes   int                 // from the welcome: the largest partial frame
+	frameLimit  int                 // from the welcome: the largest frame the host reads
+	parts       map[string][]string // requestPart texts by request id, until complete
+	requests    []string            // methods of the requests received, in order
 }
 
 // maxTx is how many applied transaction ids the plugin remembers (PROTOCOL.md apply).
@@ -76,6 +89,7 @@ func New(place *Place) *Plugin {
 		drafts:    map[*Node]string{},
 		drop:      map[string]bool{},
 		conns:     map[*conn]struct{}{},
+		parts:     map[string][]string{},
 		started:   time.Now(),
 	}
 	p.register(place.Root)
@@ -138,6 +152,20 @@ func (p *Plugin) SetDraft(path []string, source string) error {
 	return nil
 }
 
+// SetSource replaces the saved Source of the script at path, as a person editing it
+// in Studio would.
+func (p *Plugin) SetSource(path []string, source string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.place.Find(path...)
+	if n == nil || !n.IsScript() {
+		return fmt.Errorf("set source: no script at %v", path)
+	}
+	n.SetSource(source)
+	p.dirty = true
+	return nil
+}
+
 // DropNextRequest makes the plugin close its connection, without a close frame or an
 // answer, when the next request for method arrives.
 func (p *Plugin) DropNextRequest(method string) {
@@ -166,7 +194,7 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 	}
 	hello := protocol.Hello{
 		Type: protocol.FrameHello, Protocol: version, PluginVersion: pluginVersion,
-		PlaceID: p.PlaceID, PlaceName: p.PlaceName, SessionID: p.SessionID,
+		PlaceID: p.PlaceID, PlaceName: p.PlaceName, SessionID: p.SessionID, PlaceMarker: p.PlaceMarker,
 	}
 	p.mu.Unlock()
 
@@ -188,8 +216,10 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 		deadline = dl
 	}
 	_ = ws.SetReadDeadline(deadline)
-	var answer protocol.Bye // a welcome has the same type field; a bye says why
-
+	var answer struct {
+		protocol.Welcome
+		Reason string `json:"reason"` // a bye says why
+	}
 	if err := ws.ReadJSON(&answer); err != nil {
 		ws.Close()
 		return fmt.Errorf("connect %s: read welcome: %w", url, err)
@@ -201,6 +231,16 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 	_ = ws.SetReadDeadline(time.Time{})
 
 	p.mu.Lock()
+	p.partBytes, p.frameLimit = answer.PartBytes, answer.FrameLimit
+	if p.partBytes <= 0 {
+		p.partBytes = protocol.DefaultPartBytes
+	}
+	if p.frameLimit <= 0 {
+		p.frameLimit = protocol.DefaultFrameLimit
+	}
+	if p.FrameLimit > 0 {
+		p.frameLimit = p.FrameLimit
+	}
 	p.conns[c] = struct{}{}
 	p.last = c
 	p.mu.Unlock()
@@ -248,6 +288,11 @@ func (c *conn) send(v any) error {
 	if err != nil {
 		return fmt.Errorf("encode frame: %w", err)
 	}
+	return c.sendRaw(data)
+}
+
+// sendRaw writes data as one text frame.
+func (c *conn) sendRaw(data []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
@@ -277,8 +322,24 @@ func (p *Plugin) readLoop(c *conn) {
 		if json.Unmarshal(data, &f) != nil {
 			continue
 		}
+		if f.Type == protocol.FrameRequestPart {
+			whole, ok := p.joinPart(data)
+			if !ok {
+				continue
+			}
+			if json.Unmarshal(whole, &f) != nil {
+				continue
+			}
+		}
 		switch f.Type {
 		case protocol.FrameRequest:
+			p.mu.Lock()
+			p.requests = append(p.requests, f.Method)
+			stall := p.Stall
+			p.mu.Unlock()
+			if stall {
+				continue
+			}
 			p.mu.Lock()
 			drop := p.drop[f.Method]
 			delete(p.drop, f.Method)
@@ -291,6 +352,9 @@ func (p *Plugin) readLoop(c *conn) {
 			// up only its own request.
 			go p.answer(c, f)
 		case protocol.FrameCancel:
+			p.mu.Lock()
+			delete(p.parts, f.ID)
+			p.mu.Unlock()
 			if p.OnCancel != nil {
 				p.OnCancel(f.ID)
 			}
@@ -298,23 +362,77 @@ func (p *Plugin) readLoop(c *conn) {
 	}
 }
 
-// answer handles one request and sends its partials and final response.
+// joinPart keeps a requestPart frame and returns the whole request once every
+// part of it has come.
+func (p *Plugin) joinPart(data []byte) ([]byte, bool) {
+	var part protocol.RequestPart
+	if json.Unmarshal(data, &part) != nil || part.Count <= 0 || part.Seq < 0 || part.Seq >= part.Count {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	parts := p.parts[part.ID]
+	if parts == nil {
+		parts = make([]string, part.Count)
+	}
+	if len(parts) != part.Count {
+		delete(p.parts, part.ID)
+		return nil, false
+	}
+	parts[part.Seq] = part.Data
+	p.parts[part.ID] = parts
+	for _, s := range parts {
+		if s == "" {
+			return nil, false
+		}
+	}
+	delete(p.parts, part.ID)
+	return []byte(strings.Join(parts, "")), true
+}
+
+// Requests lists the methods of the requests the plugin received, in order.
+func (p *Plugin) Requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.requests...)
+}
+
+// answer handles one request and sends its partials and final response. No frame
+// it sends is larger than the host's frame limit: an answer that would be is
+// refused with E_PAYLOAD_TOO_LARGE, as the plugin does.
 func (p *Plugin) answer(c *conn, req protocol.Request) {
 	partial := func(seq int, result any) error {
 		return c.send(protocol.Partial{Type: protocol.FramePartial, ID: req.ID, Seq: seq, Result: result})
 	}
 	result, err := p.handle(req.Method, req.Params, partial)
-	if err != nil {
-		e := errcode.As(err)
-		details := e.Details
-		if details == nil {
-			details = map[string]any{}
+	if err == nil {
+		frame, merr := json.Marshal(protocol.Response{Type: protocol.FrameResponse, ID: req.ID, OK: true, Result: result})
+		p.mu.Lock()
+		limit := p.frameLimit
+		p.mu.Unlock()
+		switch {
+		case merr != nil:
+			err = errcode.Wrap(errcode.Internal, merr, "encode the answer")
+		case len(frame) > limit:
+			err = tooLarge(req.Method, len(frame), limit)
+		default:
+			_ = c.sendRaw(frame)
+			return
 		}
-		_ = c.send(protocol.Response{Type: protocol.FrameResponse, ID: req.ID,
-			Error: &protocol.Error{Code: e.Code, Message: e.Message, Details: details}})
-		return
 	}
-	_ = c.send(protocol.Response{Type: protocol.FrameResponse, ID: req.ID, OK: true, Result: result})
+	e := errcode.As(err)
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	_ = c.send(protocol.Response{Type: protocol.FrameResponse, ID: req.ID,
+		Error: &protocol.Error{Code: e.Code, Message: e.Message, Details: details}})
+}
+
+// tooLarge is the refusal of an answer that does not fit in a frame.
+func tooLarge(what string, size, limit int) *errcode.Error {
+	return errcode.New(errcode.PayloadTooLarge, "%s: %d bytes do not fit in one frame of at most %d bytes", what, size, limit).
+		With("bytes", size).With("limit", limit)
 }
 
 // handle answers one method call.
@@ -351,6 +469,21 @@ func (p *Plugin) handle(method string, params json.RawMessage, partial func(seq 
 		return acceptDefaults(params)
 	case protocol.MethodPing:
 		return protocol.PingResult{Time: time.Since(p.started).Seconds()}, nil
+	case protocol.MethodMarkPlace:
+		var in protocol.MarkPlaceParams
+		if err := json.Unmarshal(params, &in); err != nil {
+			return nil, badRequest(err)
+		}
+		if !validMarker(in.Marker) {
+			return nil, errcode.New(errcode.BadRequest, "marker must be 32 hex digits")
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.PlaceMarker == "" {
+			p.PlaceMarker = in.Marker
+			p.dirty = true
+		}
+		return protocol.MarkPlaceResult{Marker: p.PlaceMarker}, nil
 	}
 	return nil, errcode.New(errcode.BadRequest, "unknown method %q", method)
 }
@@ -377,4 +510,24 @@ func acceptDefaults(params json.RawMessage) (any, error) {
 		}
 	}
 	return protocol.ReviewResult{Decision: protocol.Accept, Selections: selections}, nil
+}
+
+// validMarker reports whether m is 32 lower-case hex digits.
+func validMarker(m string) bool {
+	if len(m) != 32 {
+		return false
+	}
+	for _, r := range m {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Marker returns the place's marker (as markPlace left it).
+func (p *Plugin) Marker() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.PlaceMarker
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/protocol"
@@ -95,20 +96,62 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	walk(p.place.Root, nil, false)
 	p.mu.Unlock()
 
+	p.mu.Lock()
+	partBytes, limit := p.partBytes, p.frameLimit
+	p.mu.Unlock()
+
 	// The values are shared with the place, which apply changes only by replacing
-	// them, so they can be encoded outside the lock.
-	seq := 0
-	for len(out) > chunk {
-		if err := partial(seq, protocol.SnapshotPart{Instances: out[:chunk]}); err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "send partial snapshot")
+	// them, so they can be encoded outside the lock. A partial frame holds at most
+	// chunk instances and, past its first, at most partBytes of them; one instance
+	// that cannot fit in a frame refuses the snapshot, as the plugin does.
+	seq, start, size := 0, 0, 0
+	for i := range out {
+		n := instanceSize(&out[i])
+		if n > protocol.InstanceLimit(limit) {
+			path := strings.Join(append(p.pathOf(out, i), out[i].Name), "/")
+			return nil, tooLarge("instance "+path, n, protocol.InstanceLimit(limit)).With("path", path)
 		}
-		out = out[chunk:]
-		seq++
+		if i > start && (i-start >= chunk || size+n > partBytes) {
+			if err := partial(seq, protocol.SnapshotPart{Instances: out[start:i]}); err != nil {
+				return nil, errcode.Wrap(errcode.Internal, err, "send partial snapshot")
+			}
+			seq, start, size = seq+1, i, 0
+		}
+		size += n
 	}
+	out = out[start:]
 	if out == nil {
 		out = []protocol.SnapshotInstance{}
 	}
 	return protocol.SnapshotResult{Instances: out, SnapshotID: snapshotID}, nil
+}
+
+// instanceSize is about the size of an instance's JSON (its values dominate).
+func instanceSize(i *protocol.SnapshotInstance) int {
+	n := 96 + len(i.Handle) + len(i.Name) + len(i.ClassName) + len(i.SourceFrom)
+	for k, v := range i.Properties {
+		n += len(k) + len(v) + 4
+	}
+	return n
+}
+
+// pathOf returns the names of the ancestors of out[i] below game, from the parent
+// handles of the snapshot.
+func (p *Plugin) pathOf(out []protocol.SnapshotInstance, i int) []string {
+	byHandle := map[string]*protocol.SnapshotInstance{}
+	for j := range out {
+		byHandle[out[j].Handle] = &out[j]
+	}
+	var names []string
+	for x := out[i].Parent; x != nil; {
+		a := byHandle[*x]
+		if a == nil || a.Parent == nil {
+			break
+		}
+		names = append([]string{a.Name}, names...)
+		x = a.Parent
+	}
+	return names
 }
 
 // match returns every instance reached by path from the root: a name matches every
@@ -201,7 +244,10 @@ func (p *Plugin) getScript(params json.RawMessage) (any, error) {
 			return nil, err
 		}
 	case in.Path != nil:
-		if n = p.place.Find(in.Path...); n == nil {
+		if in.Ordinals != nil && len(in.Ordinals) != len(in.Path) {
+			return nil, errcode.New(errcode.BadRequest, "ordinals must have one index per path name")
+		}
+		if n = p.findNth(in.Path, in.Ordinals); n == nil {
 			return nil, errcode.New(errcode.NotFound, "no instance at %v", in.Path).With("path", in.Path)
 		}
 	default:
@@ -232,4 +278,34 @@ func asksTags(props map[string]map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// findNth follows path from the root, taking at each step the child of that name
+// whose index among the children of that name is ordinals[i] (the first without
+// ordinals).
+func (p *Plugin) findNth(path []string, ordinals []int) *Node {
+	n := p.place.Root
+	for i, name := range path {
+		want := 0
+		if ordinals != nil {
+			want = ordinals[i]
+		}
+		var next *Node
+		seen := 0
+		for _, c := range n.Children {
+			if c.Name != name {
+				continue
+			}
+			if seen == want {
+				next = c
+				break
+			}
+			seen++
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
 }

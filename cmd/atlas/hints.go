@@ -48,6 +48,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextResaveFile:         "open the file in Roblox Studio and save it again, or pass another file",
 	errcode.NextPassForce:          "pass --force to overwrite them (their old bytes are kept in the journal), or use an empty folder",
 	errcode.NextPassTx:             "pass --tx ID with one of the open transactions ('atlas sync recover' lists them)",
+	errcode.NextRenameInStudio:     "give each of the same-named instances its own name in Studio, then run 'atlas sync plan' again",
 }
 
 // cliHint renders one next action for a person at a terminal, naming what the

@@ -15,6 +15,9 @@ func renderStatus(w io.Writer, d *host.StatusData, st style) {
 	}
 	for _, s := range d.Sessions {
 		fmt.Fprintf(w, "studio   %s  place %q (%d)\n", s.ID, s.PlaceName, s.PlaceID)
+		if pc := s.PlaceCheck; pc != nil && (pc.State == "different" || pc.State == "empty") {
+			fmt.Fprintf(w, "         %s\n", st.yellow(string(pc.State)+" place: not the place of the last sync; deletions on disk are left unresolved"))
+		}
 	}
 	for _, p := range d.Pending {
 		fmt.Fprintf(w, "pending  transaction %s (%s)\n", p.TxID, p.State)

@@ -92,6 +92,22 @@ func Repo(t testing.TB, files map[string]string) string {
 // fake plugin whose place is the project at HEAD, changed by mutate.
 func Start(t testing.TB, files map[string]string, mutate func(*bridgetest.Place)) *Env {
 	t.Helper()
+	return StartWith(t, Config{Files: files, Mutate: mutate})
+}
+
+// Config is what StartWith starts: Start's files and mutate, and hooks that set the
+// host's options and the fake plugin's fields before it connects.
+type Config struct {
+	Files   map[string]string
+	Mutate  func(*bridgetest.Place)
+	Options func(*host.Options)
+	Plugin  func(*bridgetest.Plugin)
+}
+
+// StartWith is Start with a Config.
+func StartWith(t testing.TB, cfg Config) *Env {
+	t.Helper()
+	files, mutate := cfg.Files, cfg.Mutate
 	if files == nil {
 		files = Project
 	}
@@ -101,7 +117,11 @@ func Start(t testing.TB, files map[string]string, mutate func(*bridgetest.Place)
 		t.Fatal(err)
 	}
 	e := &Env{Dir: dir, StateDir: t.TempDir(), Location: loc}
-	h, err := host.New(host.Options{Location: loc, StateDir: e.StateDir, Version: "test"})
+	opts := host.Options{Location: loc, StateDir: e.StateDir, Version: "test"}
+	if cfg.Options != nil {
+		cfg.Options(&opts)
+	}
+	h, err := host.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +143,9 @@ func Start(t testing.TB, files map[string]string, mutate func(*bridgetest.Place)
 		mutate(place)
 	}
 	e.Plugin = bridgetest.New(place)
+	if cfg.Plugin != nil {
+		cfg.Plugin(e.Plugin)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.Plugin.Connect(ctx, h.PluginURL()); err != nil {

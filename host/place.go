@@ -1,0 +1,175 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
+	"github.com/atlas-rbx/atlas/plan"
+)
+
+// PlaceRecord is the place of a project's last successful sync.
+type PlaceRecord struct {
+	PlaceID   int64  `json:"placeId"`
+	PlaceName string `json:"placeName"`
+	// Marker is the marker the place carries (protocol.PlaceMarkerAttribute);
+	// absent when it could not be marked (a plugin without markPlace).
+	Marker   string    `json:"marker,omitempty"`
+	SyncedAt time.Time `json:"syncedAt"`
+}
+
+// PlaceCheck says whether a connected Studio holds the place of the project's last
+// successful sync (plan.PlaceState): "same", "different", "empty" (none of the
+// project's scripts: a new or wrong place; known once a plan has read the place),
+// or "unknown" (no sync remembered, or nothing tells the places apart). With
+// "different" or "empty", plans leave every deletion on disk unresolved
+// (place_changed).
+type PlaceCheck struct {
+	State plan.PlaceState `json:"state"`
+	// Marker is the connected place's marker, absent when it has none.
+	Marker string `json:"marker,omitempty"`
+	// LastSync is the place of the last successful sync; null when none is
+	// remembered.
+	LastSync *PlaceRecord `json:"lastSync"`
+}
+
+// places remembers, in the project's state folder, the place of the last successful
+// sync, and what is known of each connected session's place: the marker markPlace
+// gave it after its hello, and the state its latest plan found.
+//
+// mu is a leaf lock: nothing is called with it held but file reads and writes.
+type places struct {
+	path string
+
+	mu      sync.Mutex
+	loaded  bool
+	last    *PlaceRecord
+	markers map[string]string          // by session id, learned after the hello
+	seen    map[string]plan.PlaceState // by session id, from its latest plan
+}
+
+func newPlaces(stateDir string) *places {
+	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}}
+}
+
+// lastLocked returns the remembered place, reading it on first use; a missing or
+// unreadable file remembers nothing (every place is then "unknown").
+func (p *places) lastLocked() *PlaceRecord {
+	if !p.loaded {
+		p.loaded = true
+		if b, err := os.ReadFile(p.path); err == nil {
+			var r PlaceRecord
+			if json.Unmarshal(b, &r) == nil {
+				p.last = &r
+			}
+		}
+	}
+	return p.last
+}
+
+// markerOf is a session's place marker: as markPlace left it, or as its hello said.
+func (p *places) markerOf(info bridge.SessionInfo) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := p.markers[info.ID]; m != "" {
+		return m
+	}
+	return info.PlaceMarker
+}
+
+// identity tells from the place's id and marker whether it is the place of the last
+// sync. Markers decide when both places have one; else published place ids (an
+// unpublished place's id is 0 in every new place); else a remembered marker that
+// the place lacks means another place.
+func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
+	switch {
+	case last == nil:
+		return plan.PlaceUnknown
+	case last.Marker != "" && marker != "":
+		if last.Marker == marker {
+			return plan.PlaceSame
+		}
+		return plan.PlaceDifferent
+	case last.PlaceID != 0 && placeID != 0:
+		if last.PlaceID == placeID {
+			return plan.PlaceSame
+		}
+		return plan.PlaceDifferent
+	case last.Marker != "":
+		return plan.PlaceDifferent
+	}
+	return plan.PlaceUnknown
+}
+
+// identityOf is identity for a connected session.
+func (p *places) identityOf(info bridge.SessionInfo) plan.PlaceState {
+	marker := p.markerOf(info)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return identity(p.lastLocked(), info.PlaceID, marker)
+}
+
+// planned records the place state a plan for a session found.
+func (p *places) planned(session string, state plan.PlaceState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen[session] = state
+}
+
+// check is the PlaceCheck of a connected session.
+func (p *places) check(info bridge.SessionInfo) *PlaceCheck {
+	marker := p.markerOf(info)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := &PlaceCheck{State: identity(p.lastLocked(), info.PlaceID, marker), Marker: marker}
+	if p.seen[info.ID] == plan.PlaceEmpty {
+		c.State = plan.PlaceEmpty
+	}
+	if p.last != nil {
+		r := *p.last
+		c.LastSync = &r
+	}
+	return c
+}
+
+// synced remembers s's place as the project's last successful sync, first marking
+// the place when it has no marker yet. A place that cannot be marked is remembered
+// by its id alone.
+func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg string, args ...any)) {
+	info := s.Info()
+	if info.ReadOnly {
+		return // a playtest's copy of the place, gone when the playtest ends
+	}
+	marker := p.markerOf(info)
+	if marker == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		res, err := s.MarkPlace(mctx, hex.EncodeToString(b[:]))
+		cancel()
+		if err != nil {
+			log("could not mark the place; it is remembered by its id", "err", err)
+		} else {
+			marker = res.Marker
+		}
+	}
+	r := &PlaceRecord{PlaceID: info.PlaceID, PlaceName: info.PlaceName, Marker: marker, SyncedAt: time.Now().UTC().Round(time.Second)}
+	data, _ := json.MarshalIndent(r, "", "  ")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if marker != "" {
+		p.markers[info.ID] = marker
+	}
+	p.last, p.loaded = r, true
+	delete(p.seen, info.ID) // the sync changed the place; the next plan looks again
+	if err := atomicfile.Write(p.path, data, 0o600); err != nil {
+		log("could not remember the synced place", "err", err)
+	}
+}

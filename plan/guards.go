@@ -1,0 +1,267 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/atlas-rbx/atlas/dom"
+)
+
+// The thresholds of the mass-deletion guard. Deletions on disk that the table
+// defaults (deleted_in_studio) are held back, all of them, when together they
+// would remove more than MassDeleteFiles files, or more than MassDeleteShare of the
+// project's files (once at least MassDeleteMinFiles would go), or every file of a
+// mapped folder or service (a project-file node with a $path to a folder) that
+// holds at least MassDeleteMinContainer files.
+const (
+	MassDeleteFiles        = 20
+	MassDeleteShare        = 0.5
+	MassDeleteMinFiles     = 5
+	MassDeleteMinContainer = 2
+)
+
+// Guards is what the guards that override the table held back (ARCHITECTURE §4).
+type Guards struct {
+	// PlaceChanged lists the deletions held back because Studio holds another
+	// place, or an empty one.
+	PlaceChanged []string `json:"placeChanged,omitempty"`
+	// MassDelete lists the deletions held back because there are too many.
+	MassDelete []string `json:"massDelete,omitempty"`
+	// MassDeleteFiles is how many files those deletions would remove, and
+	// MassDeleteRule which threshold they pass: "files", "share", or
+	// "container" (then MassDeleteContainer is the folder's instance path).
+	MassDeleteFiles     int    `json:"massDeleteFiles,omitempty"`
+	MassDeleteRule      string `json:"massDeleteRule,omitempty"`
+	MassDeleteContainer string `json:"massDeleteContainer,omitempty"`
+	// Duplicates are the pulls held back because a sibling has the same name.
+	Duplicates []Duplicate `json:"duplicates,omitempty"`
+}
+
+// Duplicate is a change whose instance shares its name with siblings.
+type Duplicate struct {
+	ID       string    `json:"id"`
+	Path     string    `json:"path"`
+	FsPath   string    `json:"fsPath,omitempty"`
+	Siblings []Sibling `json:"siblings"`
+}
+
+// Sibling is an instance that shares a name with a change's instance.
+type Sibling struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	FsPath string `json:"fsPath,omitempty"`
+}
+
+// census counts file-backed instances and scripts among them.
+type census struct{ files, scripts int }
+
+// fileKinds are the kinds of instances that own a file of their own.
+var fileKinds = map[dom.FileKind]bool{
+	dom.KindInit: true, dom.KindScript: true, dom.KindText: true, dom.KindCSV: true, dom.KindJSON: true,
+	dom.KindTOML: true, dom.KindYAML: true, dom.KindModel: true, dom.KindRbxmx: true, dom.KindRbxm: true,
+}
+
+// fileBacked reports whether x comes from a file of its own (not a project-file node).
+func fileBacked(x *dom.Instance) bool { return x.ProjectFile == "" && fileKinds[x.Kind] }
+
+func (c *census) count(x *dom.Instance) {
+	if fileBacked(x) {
+		c.files++
+		if x.IsScript() {
+			c.scripts++
+		}
+	}
+}
+
+// censusOf counts the file-backed instances of x's subtree.
+func censusOf(x *dom.Instance) census {
+	var c census
+	if x != nil {
+		x.Walk(func(i *dom.Instance) bool { c.count(i); return true })
+	}
+	return c
+}
+
+// mappedContainer reports whether x is a folder a project file maps with $path.
+func mappedContainer(x *dom.Instance) bool {
+	return x.ProjectFile != "" && (x.Kind == dom.KindDir || x.Kind == dom.KindInit)
+}
+
+// guard applies the guards to the table's result, in order: duplicate names,
+// then the place, then mass deletion; a change held back by one is not counted by
+// the next. The plan's hash is computed afterwards, so it binds their result.
+func (c *computer) guard(p *Plan) {
+	g := &Guards{}
+	c.guardDuplicates(p, g)
+	total := censusOf(c.in.Disk)
+	p.Place = c.in.Place
+	if p.Place == "" {
+		p.Place = PlaceUnknown
+	}
+	if empty(total, c.present) {
+		p.Place = PlaceEmpty
+	}
+	var deletions []*Change
+	for _, ch := range p.Changes {
+		if ch.PatchType == Add && ch.Direction == Pull {
+			deletions = append(deletions, ch)
+		}
+	}
+	if len(deletions) > 0 && (p.Place == PlaceDifferent || p.Place == PlaceEmpty) {
+		for _, ch := range deletions {
+			hold(ch, PlaceChanged)
+			g.PlaceChanged = append(g.PlaceChanged, ch.ID)
+		}
+		what := "another place than the project's last sync"
+		if p.Place == PlaceEmpty {
+			what = "none of the project's instances (a new or different place)"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds %s: %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", what, len(deletions)))
+		deletions = nil
+	}
+	if rule, container, files := c.massDelete(deletions, total); rule != "" {
+		for _, ch := range deletions {
+			hold(ch, MassDelete)
+			g.MassDelete = append(g.MassDelete, ch.ID)
+		}
+		g.MassDeleteFiles, g.MassDeleteRule, g.MassDeleteContainer = files, rule, container
+		why := map[string]string{
+			"files":     fmt.Sprintf("more than %d files", MassDeleteFiles),
+			"share":     fmt.Sprintf("more than %.0f%% of the project's %d files", MassDeleteShare*100, total.files),
+			"container": "every file of " + container,
+		}[rule]
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
+	}
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates) > 0 {
+		p.Guards = g
+	}
+}
+
+// hold leaves ch unresolved for reason: the guards override the table.
+func hold(ch *Change, reason Reason) {
+	ch.Direction, ch.DefaultSelection, ch.Reason = "", "", reason
+}
+
+// empty reports whether Studio holds none of the project's scripts (or, for a
+// project without scripts, none of its file-backed instances) while disk has some.
+func empty(total, present census) bool {
+	if total.scripts > 0 {
+		return present.scripts == 0
+	}
+	return total.files > 0 && present.files == 0
+}
+
+// massDelete says which threshold deletions pass ("" for none), the container
+// they empty (rule "container"), and how many files they would remove.
+func (c *computer) massDelete(deletions []*Change, total census) (rule, container string, files int) {
+	if len(deletions) == 0 {
+		return "", "", 0
+	}
+	byContainer := map[*dom.Instance]int{}
+	for _, ch := range deletions {
+		n := censusOf(ch.Disk).files
+		files += n
+		for a := ch.Disk.Parent; a != nil; a = a.Parent {
+			if mappedContainer(a) {
+				byContainer[a] += n
+			}
+		}
+	}
+	switch {
+	case files > MassDeleteFiles:
+		return "files", "", files
+	case files >= MassDeleteMinFiles && float64(files) > MassDeleteShare*float64(total.files):
+		return "share", "", files
+	}
+	var emptied []string
+	for m, n := range byContainer {
+		if all := censusOf(m).files; all >= MassDeleteMinContainer && n == all {
+			emptied = append(emptied, m.Path())
+		}
+	}
+	if len(emptied) > 0 {
+		sort.Strings(emptied)
+		return "container", emptied[0], files
+	}
+	return "", "", files
+}
+
+// nameKey is how a file system that folds case, or one that does not, compares a
+// name.
+func nameKey(name string, foldCase bool) string {
+	if foldCase {
+		return strings.ToLower(name)
+	}
+	return name
+}
+
+// guardDuplicates holds back every pull of an instance that has a sibling of the
+// same name on either side: the files of two such siblings would be one path, and
+// siblings of one name are paired by order, so the pull would be a guess.
+func (c *computer) guardDuplicates(p *Plan, g *Guards) {
+	var studio map[string]*dom.Instance
+	for _, ch := range p.Changes {
+		if ch.Direction != Pull {
+			continue
+		}
+		if studio == nil {
+			studio = map[string]*dom.Instance{}
+			if c.in.Studio != nil {
+				studio = c.in.Studio.Index()
+			}
+		}
+		sibs := c.siblings(ch, studio)
+		if len(sibs) == 0 {
+			continue
+		}
+		hold(ch, DuplicateName)
+		g.Duplicates = append(g.Duplicates, Duplicate{ID: ch.ID, Path: ch.Path, FsPath: ch.FsPath, Siblings: sibs})
+		names := make([]string, len(sibs))
+		for i, s := range sibs {
+			names[i] = s.Path + " (" + s.ID + ")"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s (%s) shares its name with %s: it is left unresolved (duplicate_name); give each sibling its own name in Studio", ch.Path, ch.ID, strings.Join(names, ", ")))
+	}
+}
+
+// siblings lists the instances that share ch's instance's name.
+func (c *computer) siblings(ch *Change, studio map[string]*dom.Instance) []Sibling {
+	x := ch.Studio
+	if x == nil {
+		x = ch.Disk
+	}
+	return SameNamed(x, c.disk, studio, c.in.FoldCase)
+}
+
+// SameNamed lists the siblings of x (an instance of the disk or the Studio tree) that
+// have its name, on disk or in Studio, each once, sorted by id; disk and studio index
+// the two trees by id. With foldCase, names that differ only in case are the same
+// name, as the file system compares them. Any sibling makes a pull of x ambiguous:
+// their files would be one path, and siblings of one name are paired by order.
+func SameNamed(x *dom.Instance, disk, studio map[string]*dom.Instance, foldCase bool) []Sibling {
+	if x == nil || x.Parent == nil {
+		return nil
+	}
+	key := nameKey(x.Name, foldCase)
+	seen := map[string]bool{x.ID: true}
+	var out []Sibling
+	for _, parent := range []*dom.Instance{studio[x.Parent.ID], disk[x.Parent.ID]} {
+		if parent == nil {
+			continue
+		}
+		for _, s := range parent.Children {
+			if seen[s.ID] || nameKey(s.Name, foldCase) != key {
+				continue
+			}
+			seen[s.ID] = true
+			fsPath := s.FsPath
+			if d := disk[s.ID]; d != nil {
+				fsPath = d.FsPath
+			}
+			out = append(out, Sibling{ID: s.ID, Path: s.Path(), FsPath: fsPath})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
