@@ -87,6 +87,12 @@ func (e *Encoder) String(s string) {
 	e.buf = append(e.buf, s...)
 }
 
+// Text writes a string that is not numbered for reuse (a path, a source).
+func (e *Encoder) Text(s string) {
+	e.Uvarint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
 // Value writes a value with its type.
 func (e *Encoder) Value(v Value) error {
 	if v == nil {
@@ -296,6 +302,19 @@ func (d *Decoder) Count(min int) int {
 	return int(n)
 }
 
+// optCount reads a length written plus one, zero meaning nil.
+func (d *Decoder) optCount(min int) (int, bool) {
+	n := d.Uvarint()
+	if n == 0 {
+		return 0, false
+	}
+	if n-1 > uint64(len(d.buf)/min) {
+		d.fail("count past the end")
+		return 0, false
+	}
+	return int(n - 1), true
+}
+
 // Bool reads a boolean.
 func (d *Decoder) Bool() bool {
 	b := d.Raw(1)
@@ -333,6 +352,18 @@ func (d *Decoder) String() string {
 	if len(s) <= internMax {
 		d.strs = append(d.strs, s)
 	}
+	return s
+}
+
+// Text reads a string written by Encoder.Text.
+func (d *Decoder) Text() string {
+	n := d.Uvarint()
+	if n > uint64(len(d.buf)) {
+		d.fail("string past the end")
+		return ""
+	}
+	s := string(d.buf[:n])
+	d.buf = d.buf[n:]
 	return s
 }
 
@@ -410,11 +441,10 @@ func (d *Decoder) reflectValue(v reflect.Value) {
 			d.reflectValue(v.Index(i))
 		}
 	case reflect.Slice:
-		n := d.Count(1)
-		if n == 0 {
+		n, ok := d.optCount(1)
+		if !ok {
 			return // nil
 		}
-		n--
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			v.SetBytes(append([]byte{}, d.Raw(n)...))
 			return
@@ -435,12 +465,12 @@ func (d *Decoder) reflectValue(v reflect.Value) {
 			v.Set(p)
 		}
 	case reflect.Map:
-		n := d.Count(2)
-		if n == 0 {
+		n, ok := d.optCount(2)
+		if !ok {
 			return
 		}
-		m := reflect.MakeMapWithSize(v.Type(), n-1)
-		for range n - 1 {
+		m := reflect.MakeMapWithSize(v.Type(), n)
+		for range n {
 			k := reflect.ValueOf(d.String()).Convert(v.Type().Key())
 			e := reflect.New(v.Type().Elem()).Elem()
 			d.reflectValue(e)

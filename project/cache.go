@@ -41,6 +41,8 @@ type Cache struct {
 	proj    *Project // the last tree; nil after a failed load
 	links   bool     // it holds instance links (Rojo refs): Update loads it whole
 	symlink bool     // its load went through a symlink: Update re-stats everything
+	// unverified: the records came from an index and no Load checked them yet.
+	unverified bool
 	stats   CacheStats
 }
 
@@ -83,6 +85,9 @@ func (c *Cache) Load() (*Project, error) {
 func (c *Cache) loadAll(mode validation) (*Project, error) {
 	start := time.Now().UnixNano()
 	c.gen++
+	if mode == byStat {
+		c.unverified = false
+	}
 	m := c.newMemo(mode, start)
 	m.snaps = map[string]*dirSnap{}
 	p, err := c.run(m)
@@ -135,11 +140,9 @@ func (c *Cache) finish(m *memo, p *Project, err error) {
 // renamed, both names of a rename). Every change since the last load must be
 // named, as a watcher reports them; after a lost event, call Load instead.
 func (c *Cache) Update(changed []string) (*Project, error) {
-	if c.symlink {
-		// A change behind a link is not reported under the link's path.
-		return c.Load()
-	}
-	if c.proj == nil && c.snaps == nil && c.gen == 0 {
+	if c.symlink || c.unverified || c.gen == 0 {
+		// A change behind a link is not reported under the link's path, and
+		// records from an index or none at all are checked by stat first.
 		return c.Load()
 	}
 	start := time.Now().UnixNano()

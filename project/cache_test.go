@@ -388,7 +388,7 @@ func (e *editor) edit() (what string, changed []string) {
 // of random edit sequences: scripts, metas, models, data files, folders, moves,
 // project files, init files, duplicates, broken files and their repair.
 func TestCacheRandomEdits(t *testing.T) {
-	total, incremental := 0, 0
+	total, incremental, restarts := 0, 0, 0
 	for seed := range *randomSeeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			dir := t.TempDir()
@@ -426,6 +426,24 @@ func TestCacheRandomEdits(t *testing.T) {
 				if !sameLoad(t, fmt.Sprintf("step %d (%s)", e.step, what), got, gotErr, want, wantErr, studio) {
 					return
 				}
+				if e.step%25 == 0 {
+					// A restart: the index written now, read by a new cache,
+					// which then takes over.
+					index := filepath.Join(t.TempDir(), "index")
+					if err := c.WriteIndex(index); err != nil {
+						t.Fatal(err)
+					}
+					c = project.NewCache(fsys, "default.project.json", opts)
+					if err := c.ReadIndex(index); err != nil {
+						t.Fatal(err)
+					}
+					got, gotErr = c.Load()
+					if !sameLoad(t, fmt.Sprintf("step %d (restart)", e.step), got, gotErr, want, wantErr, studio) {
+						return
+					}
+					restarts++
+					prev = nil
+				}
 				if prev != nil {
 					if after := fullDump(t, prev); after != before {
 						t.Fatalf("step %d (%s): the previous tree changed:\n%s", e.step, what, cmp.Diff(before, after))
@@ -434,7 +452,7 @@ func TestCacheRandomEdits(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d random steps, %d of them incremental, 0 mismatches", total, incremental)
+	t.Logf("%d random steps, %d of them incremental, %d restarts from an index, 0 mismatches", total, incremental, restarts)
 }
 
 // TestCacheLoadTestdata loads every test project through a Cache, twice (the
