@@ -43,7 +43,7 @@ type Cache struct {
 	symlink bool     // its load went through a symlink: Update re-stats everything
 	// unverified: the records came from an index and no Load checked them yet.
 	unverified bool
-	stats   CacheStats
+	stats      CacheStats
 }
 
 // CacheStats counts what the last load did, for tests and benchmarks.
