@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -14,54 +15,72 @@ import (
 	"github.com/atlas-rbx/atlas/project"
 )
 
-// The benchmark project: benchPackages folders of benchSubfolders folders, each
+// The benchmark projects: packages folders of benchSubfolders folders, each
 // holding benchScripts scripts of about 4 KB (half with a meta file), as many .txt
-// files, and as many .model.json Parts with two children each. That is 10,000
-// scripts (about 40 MB) and about 51,000 instances.
+// files, and as many .model.json Parts with two children each. With 200 packages
+// that is 10,000 scripts (about 40 MB) and about 51,000 instances; with 1,000,
+// 50,000 scripts. This is the one generator of the package's benchmarks.
 const (
-	benchPackages   = 200
 	benchSubfolders = 5
 	benchScripts    = 10
 	benchScriptSize = 4096
 )
 
-// benchTree is the generated project, made once per process (in a git repository
-// with one commit) and removed by TestMain.
-var benchTree struct {
+// The sizes, in packages.
+const (
+	bench10k = 200
+	bench50k = 1000
+)
+
+// benchTreeInfo is a generated project, made once per process and size (in a git
+// repository with one commit) and removed by TestMain.
+type benchTreeInfo struct {
 	once      sync.Once
 	dir       string
-	instances int   // instances Load must produce
-	bytes     int64 // bytes of the files Load reads
+	instances int      // instances Load must produce
+	bytes     int64    // bytes of the files Load reads
+	files     []string // every file, relative to dir
 	err       error
 }
 
+var benchTrees = map[int]*benchTreeInfo{bench10k: {}, bench50k: {}}
+
+// benchTree is the 10k project, which most benchmarks use.
+var benchTree = benchTrees[bench10k]
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchTree.dir != "" {
-		os.RemoveAll(benchTree.dir)
+	for _, t := range benchTrees {
+		if t.dir != "" {
+			os.RemoveAll(t.dir)
+		}
 	}
 	os.Exit(code)
 }
 
-// benchProject returns the folder of the generated project, making it on first use.
-func benchProject(b *testing.B) string {
+// benchProject returns the folder of the 10k project, making it on first use.
+func benchProject(b *testing.B) string { return benchProjectOf(b, bench10k).dir }
+
+// benchProjectOf returns the generated project of the given size.
+func benchProjectOf(b *testing.B, packages int) *benchTreeInfo {
 	b.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("git is not installed")
 	}
-	benchTree.once.Do(func() {
-		benchTree.dir, benchTree.err = os.MkdirTemp("", "atlas-bench-")
-		if benchTree.err == nil {
-			benchTree.err = writeBenchTree(benchTree.dir)
+	t := benchTrees[packages]
+	t.once.Do(func() {
+		t.dir, t.err = os.MkdirTemp("", "atlas-bench-")
+		if t.err == nil {
+			t.err = writeBenchTree(t, packages)
 		}
-		if benchTree.err == nil {
-			benchTree.err = commitBenchTree(benchTree.dir)
+		if t.err == nil {
+			t.err = commitBenchTree(t.dir)
 		}
 	})
-	if benchTree.err != nil {
-		b.Fatal(benchTree.err)
+	if t.err != nil {
+		b.Fatal(t.err)
 	}
-	return benchTree.dir
+	return t
 }
 
 // benchScript is a script of about benchScriptSize bytes, different for every path
@@ -76,7 +95,8 @@ func benchScript(path string) []byte {
 	return buf.Bytes()
 }
 
-func writeBenchTree(dir string) error {
+func writeBenchTree(t *benchTreeInfo, packages int) error {
+	dir := t.dir
 	files := map[string][]byte{
 		"default.project.json": []byte(`{
   "name": "Bench",
@@ -91,7 +111,7 @@ func writeBenchTree(dir string) error {
 		size += int64(len(data))
 	}
 	kinds := []string{".luau", ".server.luau", ".client.luau"}
-	for p := range benchPackages {
+	for p := range packages {
 		pkg := fmt.Sprintf("src/pkg%03d", p)
 		add(pkg+"/init.meta.json", []byte(`{ "ignoreUnknownInstances": true }`+"\n"))
 		instances++
@@ -120,6 +140,7 @@ func writeBenchTree(dir string) error {
 		}
 	}
 	for name, data := range files {
+		t.files = append(t.files, name)
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -128,7 +149,8 @@ func writeBenchTree(dir string) error {
 			return err
 		}
 	}
-	benchTree.instances, benchTree.bytes = instances, size
+	sort.Strings(t.files)
+	t.instances, t.bytes = instances, size
 	return nil
 }
 

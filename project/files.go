@@ -253,7 +253,7 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 		if !utf8.Valid(data) {
 			return l.errf(p, "the file is not valid UTF-8")
 		}
-		l.setScriptText(rec, data)
+		setScriptText(rec, data)
 		l.keep(p, rec)
 	}
 	inst.RawHash = rec.hash

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"strings"
+	"unsafe"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/gitblob"
@@ -124,6 +125,9 @@ type memo struct {
 
 	inputs *inputs
 	made   int // files read
+	// checked holds, by path, whether a record was found valid by checks made
+	// before the load (in parallel, see Cache.check).
+	checked map[string]bool
 }
 
 // dirSnap is a folder reached through its parent's listing, as a load built it:
@@ -271,6 +275,12 @@ func (l *loader) cached(p string, k recKind) *record {
 			return nil
 		}
 	case byStat:
+		if ok, checked := m.checked[p]; checked {
+			if !ok {
+				return nil
+			}
+			break
+		}
 		fi, err := fs.Stat(l.fsys, p)
 		if err != nil {
 			return nil
@@ -288,7 +298,7 @@ func (l *loader) cached(p string, k recKind) *record {
 				return nil
 			}
 			if k == recScript && !rec.hasText {
-				l.setScriptText(rec, data)
+				setScriptText(rec, data)
 			}
 			rec.racy = st.mtime >= m.racyFrom
 		}
@@ -328,8 +338,15 @@ func (l *loader) readRecord(p string, k recKind) (*record, []byte, error) {
 }
 
 // setScriptText fills a script record's text from the file's bytes.
-func (l *loader) setScriptText(rec *record, data []byte) {
-	src := NormalizeSource(string(data))
+// The record takes data over: the caller must not use it after.
+func setScriptText(rec *record, data []byte) {
+	// Sources are most of a project's bytes: the text is data itself, not a
+	// copy. Nothing writes to data once it is read.
+	text := ""
+	if len(data) > 0 {
+		text = unsafe.String(&data[0], len(data))
+	}
+	src := NormalizeSource(text)
 	rec.text, rec.hasText = src, true
 	if len(src) != len(data) {
 		rec.textHash = gitblob.Hash([]byte(src))
@@ -449,5 +466,9 @@ func (l *loader) noteDir(ctx *context, dir string, entries []fs.DirEntry) {
 	if l.mem == nil || l.mem.inputs == nil {
 		return
 	}
-	l.mem.inputs.dirs[dir] = dirInput{ctx: ctx, names: sha256.Sum256([]byte(relevantNames(ctx, dir, entries)))}
+	l.mem.inputs.dirs[dir] = dirInput{ctx: ctx, names: sumNames(ctx, dir, entries)}
+}
+
+func sumNames(ctx *context, dir string, entries []fs.DirEntry) [sha256.Size]byte {
+	return sha256.Sum256([]byte(relevantNames(ctx, dir, entries)))
 }
