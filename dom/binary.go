@@ -211,15 +211,17 @@ func (e *Encoder) Instance(i *Instance) error {
 	e.String(i.Name)
 	e.String(i.ClassName)
 	e.String(i.FsPath)
-	e.String(string(i.Kind))
-	e.String(i.MetaPath)
-	e.String(i.ProjectFile)
-	e.Uvarint(uint64(len(i.ProjectKeys)))
-	for _, k := range i.ProjectKeys {
+	e.Uvarint(uint64(i.Kind))
+	e.String(i.MetaPath())
+	e.String(i.ProjectFile())
+	keys := i.ProjectKeys()
+	e.Bool(keys != nil)
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
 		e.String(k)
 	}
 	e.Bool(i.IgnoreUnknown)
-	e.String(i.RefID)
+	e.String(i.RefID())
 	e.String(i.SourceHash)
 	e.String(i.RawHash)
 	e.String(i.Handle)
@@ -489,21 +491,24 @@ func (d *Decoder) reflectValue(v reflect.Value) {
 // Instance reads an instance tree written by Encoder.Instance; ids are not set.
 func (d *Decoder) Instance() *Instance {
 	i := &Instance{
-		Name:        d.String(),
-		ClassName:   d.String(),
-		FsPath:      d.String(),
-		Kind:        FileKind(d.String()),
-		MetaPath:    d.String(),
-		ProjectFile: d.String(),
+		Name:      d.String(),
+		ClassName: d.String(),
+		FsPath:    d.String(),
+		Kind:      FileKind(d.Uvarint()),
 	}
-	if n := d.Count(1); n > 0 {
-		i.ProjectKeys = make([]string, n)
-		for k := range i.ProjectKeys {
-			i.ProjectKeys[k] = d.String()
+	i.SetMetaPath(d.String())
+	file := d.String()
+	var keys []string
+	hasKeys := d.Bool()
+	if n := d.Count(1); hasKeys {
+		keys = make([]string, n)
+		for k := range keys {
+			keys[k] = d.String()
 		}
 	}
+	i.SetProjectNode(file, keys)
 	i.IgnoreUnknown = d.Bool()
-	i.RefID = d.String()
+	i.SetRefID(d.String())
 	i.SourceHash = d.String()
 	i.RawHash = d.String()
 	i.Handle = d.String()

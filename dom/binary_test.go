@@ -56,12 +56,15 @@ func TestBinaryValues(t *testing.T) {
 func TestBinaryInstance(t *testing.T) {
 	root := New("game", "DataModel")
 	rs := New("ReplicatedStorage", "ReplicatedStorage")
-	rs.FsPath, rs.Kind, rs.ProjectFile, rs.ProjectKeys, rs.IgnoreUnknown = "src", KindDir, "default.project.json", []string{"ReplicatedStorage"}, true
+	rs.FsPath, rs.Kind, rs.IgnoreUnknown = "src", KindDir, true
+	rs.SetProjectNode("default.project.json", []string{"ReplicatedStorage"})
 	root.AddChild(rs)
 	for _, v := range binarySamples() {
 		x := New(v.Type(), "Configuration")
 		x.Properties["P"] = v
-		x.MetaPath, x.RefID, x.SourceHash, x.RawHash, x.Handle = "a.meta.json", "id", "s", "r", "h"
+		x.SourceHash, x.RawHash, x.Handle = "s", "r", "h"
+		x.SetMetaPath("a.meta.json")
+		x.SetRefID("id")
 		rs.AddChild(x)
 	}
 	var e Encoder
@@ -76,8 +79,8 @@ func TestBinaryInstance(t *testing.T) {
 	var cmpTree func(a, b *Instance)
 	cmpTree = func(a, b *Instance) {
 		if a.Name != b.Name || a.ClassName != b.ClassName || a.FsPath != b.FsPath || a.Kind != b.Kind ||
-			a.MetaPath != b.MetaPath || a.ProjectFile != b.ProjectFile || !reflect.DeepEqual(a.ProjectKeys, b.ProjectKeys) ||
-			a.IgnoreUnknown != b.IgnoreUnknown || a.RefID != b.RefID || a.SourceHash != b.SourceHash ||
+			a.MetaPath() != b.MetaPath() || a.ProjectFile() != b.ProjectFile() || !reflect.DeepEqual(a.ProjectKeys(), b.ProjectKeys()) ||
+			a.IgnoreUnknown != b.IgnoreUnknown || a.RefID() != b.RefID() || a.SourceHash != b.SourceHash ||
 			a.RawHash != b.RawHash || a.Handle != b.Handle || !reflect.DeepEqual(a.Properties, b.Properties) ||
 			len(a.Children) != len(b.Children) {
 			t.Fatalf("decoded %+v, want %+v", b, a)

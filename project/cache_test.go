@@ -36,8 +36,8 @@ func fullDump(t *testing.T, p *project.Project) string {
 	walk = func(i *dom.Instance, depth int) {
 		ind := strings.Repeat(" ", depth)
 		fmt.Fprintf(&b, "%s%s %q %s kind=%s fs=%s meta=%s node=%s:%q ign=%v ref=%q src=%s raw=%s h=%s\n",
-			ind, i.ID, i.Name, i.ClassName, i.Kind, i.FsPath, i.MetaPath, i.ProjectFile, i.ProjectKeys,
-			i.IgnoreUnknown, i.RefID, i.SourceHash, i.RawHash, i.Handle)
+			ind, i.ID, i.Name, i.ClassName, i.Kind, i.FsPath, i.MetaPath(), i.ProjectFile(), i.ProjectKeys(),
+			i.IgnoreUnknown, i.RefID(), i.SourceHash, i.RawHash, i.Handle)
 		for _, name := range i.PropertyNames() {
 			data, err := dom.Marshal(i.Properties[name])
 			if err != nil {

@@ -93,7 +93,7 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 			if err := l.applyMeta(inst, join(dir, m), !isInit); err != nil {
 				return nil, err
 			}
-			inst.MetaPath = l.rel(join(dir, m))
+			inst.SetMetaPath(l.rel(join(dir, m)))
 		}
 	}
 	if isInit {
@@ -327,7 +327,7 @@ func (l *loader) metaProps(p string, m *metaRecord, class string) ([]propValue, 
 		if err != nil {
 			return nil, l.errf(p, "properties.%s: %v", prop, err)
 		}
-		props = append(props, propValue{name: prop, value: v})
+		props = append(props, propValue{name: dom.Intern(prop), value: v})
 	}
 	if m.resolved == nil {
 		m.resolved = map[string][]propValue{}
@@ -380,13 +380,13 @@ func (l *loader) applyMeta(inst *dom.Instance, p string, classAllowed bool) erro
 		}
 	}
 	if m.id != nil {
-		if inst.RefID != "" {
-			return l.errf(p, "id %q: the instance already has id %q", *m.id, inst.RefID)
+		if inst.RefID() != "" {
+			return l.errf(p, "id %q: the instance already has id %q", *m.id, inst.RefID())
 		}
-		inst.RefID = *m.id
+		inst.SetRefID(*m.id)
 	}
-	if inst.MetaPath == "" {
-		inst.MetaPath = l.rel(p)
+	if inst.MetaPath() == "" {
+		inst.SetMetaPath(l.rel(p))
 	}
 	return nil
 }
@@ -441,7 +441,7 @@ func (l *loader) jsonModel(p, name string) (*dom.Instance, error) {
 			if err := e.Instance(inst); err != nil {
 				return l.errf(p, "%v", err)
 			}
-			rec.model.tree = e.Bytes()
+			rec.model.tree = bytes.Clone(e.Bytes())
 		}
 		return nil
 	})
@@ -492,7 +492,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		if err != nil {
 			return nil, l.errf(p, "%sproperties.%s: %v", where, prop, err)
 		}
-		inst.Properties[prop] = v
+		inst.Properties[dom.Intern(prop)] = v
 	}
 	if m.Attributes != nil {
 		attrs, err := dom.ResolveAttributes(m.Attributes)
@@ -504,7 +504,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		}
 	}
 	if root && m.ID != nil {
-		inst.RefID = *m.ID
+		inst.SetRefID(*m.ID)
 	}
 	children := m.Children
 	if children == nil {

@@ -289,8 +289,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 	}
 	inst.Name = name
 	inst.ClassName = className
-	inst.ProjectFile = l.rel(file)
-	inst.ProjectKeys = append([]string(nil), keys...)
+	inst.SetProjectNode(l.rel(file), append([]string(nil), keys...))
 	if fromPath == nil {
 		inst.Kind = dom.KindProject
 	}
@@ -330,7 +329,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 		}
 	}
 	if n.id != nil {
-		inst.RefID = *n.id
+		inst.SetRefID(*n.id)
 	}
 	return inst, nil
 }
