@@ -188,7 +188,7 @@ func (c *Cache) check(m *memo) {
 func (c *Cache) newMemo(mode validation, start int64) *memo {
 	return &memo{
 		records: c.records, mode: mode, racyFrom: start - racySlack, gen: c.gen,
-		used: map[*dirSnap]bool{}, put: map[string]bool{}, reused: map[*dom.Instance]*dirSnap{}, oldParent: map[*dom.Instance]*dom.Instance{}, fresh: map[*dom.Instance]*dirSnap{},
+		used: map[*dirSnap]bool{}, put: map[string]bool{}, reused: map[*dom.Instance]*dirSnap{}, oldParent: map[*dom.Instance]*dom.Instance{}, kept: map[*dom.Instance]bool{}, fresh: map[*dom.Instance]*dirSnap{},
 		inputs: newInputs(),
 	}
 }
@@ -277,6 +277,9 @@ func (c *Cache) Update(changed []string) (*Project, error) {
 		return c.loadAll(trusted)
 	}
 	c.stats = CacheStats{Reused: len(m.used), Files: len(c.records), Parsed: c.parsed(m)}
+	if prev := c.proj; prev.indexed.Load() {
+		p.prev, p.kept = prev, m.kept
+	}
 	c.finish(m, p, nil)
 	return p, nil
 }
@@ -346,6 +349,7 @@ func (l *loader) assignChildIDs(i *dom.Instance, dups *[]string, links *bool) {
 		if s := l.mem.reused[c]; s != nil {
 			if c.ID == id {
 				*dups = append(*dups, s.dups...)
+				l.mem.kept[c] = true
 				continue
 			}
 			// Its place among same-named siblings moved, so every id below

@@ -77,6 +77,19 @@ func sameLoad(t *testing.T, what string, got *project.Project, gotErr error, wan
 		t.Errorf("%s: the tree differs from Load's (-Load +got):\n%s", what, diff)
 		return false
 	}
+	// The index an Update carries over from the tree before is the tree's.
+	idx := got.Index()
+	full := got.Root.Index()
+	if len(idx) != len(full) {
+		t.Errorf("%s: Index has %d instances, the tree %d", what, len(idx), len(full))
+		return false
+	}
+	for id, x := range full {
+		if idx[id] != x {
+			t.Errorf("%s: Index()[%s] is not the tree's %s", what, id, x.Path())
+			return false
+		}
+	}
 	bad := ""
 	got.Root.Walk(func(x *dom.Instance) bool {
 		for _, c := range x.Children {

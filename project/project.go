@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -46,12 +48,50 @@ type Project struct {
 	Warnings []string
 
 	indexOnce sync.Once
+	indexed   atomic.Bool
 	index     map[string]*dom.Instance
+	// prev is the tree a Cache's Update made this one from, when prev's index
+	// was built; kept are the subtrees they share. Index starts from prev's.
+	prev *Project
+	kept map[*dom.Instance]bool
 }
 
 // Index returns every instance by id, computed once (a loaded project is not changed).
+// After an Update it is the previous tree's index with the changed subtrees
+// replaced, when that one was built.
 func (p *Project) Index() map[string]*dom.Instance {
-	p.indexOnce.Do(func() { p.index = p.Root.Index() })
+	p.indexOnce.Do(func() {
+		if p.prev != nil && p.prev.indexed.Load() {
+			p.index = maps.Clone(p.prev.index)
+			var drop, add func(x *dom.Instance)
+			drop = func(x *dom.Instance) {
+				if p.kept[x] {
+					return
+				}
+				if p.index[x.ID] == x {
+					delete(p.index, x.ID)
+				}
+				for _, c := range x.Children {
+					drop(c)
+				}
+			}
+			add = func(x *dom.Instance) {
+				if p.kept[x] {
+					return
+				}
+				p.index[x.ID] = x
+				for _, c := range x.Children {
+					add(c)
+				}
+			}
+			drop(p.prev.Root)
+			add(p.Root)
+		} else {
+			p.index = p.Root.Index()
+		}
+		p.prev, p.kept = nil, nil
+		p.indexed.Store(true)
+	})
 	return p.index
 }
 

@@ -119,6 +119,8 @@ type memo struct {
 	// oldParent is the Parent a reused instance had in the tree before, given
 	// back if the new tree takes a copy instead.
 	oldParent map[*dom.Instance]*dom.Instance
+	// kept are the reused instances the new tree holds as they are.
+	kept map[*dom.Instance]bool
 	fresh     map[*dom.Instance]*dirSnap
 	stack     []*dirSnap
 	symlink   bool // the load went through a symlink
