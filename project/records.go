@@ -120,10 +120,10 @@ type memo struct {
 	// back if the new tree takes a copy instead.
 	oldParent map[*dom.Instance]*dom.Instance
 	// kept are the reused instances the new tree holds as they are.
-	kept map[*dom.Instance]bool
-	fresh     map[*dom.Instance]*dirSnap
-	stack     []*dirSnap
-	symlink   bool // the load went through a symlink
+	kept    map[*dom.Instance]bool
+	fresh   map[*dom.Instance]*dirSnap
+	stack   []*dirSnap
+	symlink bool // the load went through a symlink
 
 	inputs *inputs
 	made   int // files read
