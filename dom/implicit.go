@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/dom/reflection"
@@ -201,7 +203,9 @@ func ResolveAttributes(raw json.RawMessage) (Attributes, error) {
 		return nil, fmt.Errorf("attributes must be an object: %w", err)
 	}
 	attrs := make(Attributes, len(m))
-	for name, v := range m {
+	// In name order, so that of several bad attributes the same one is reported.
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		v := m[name]
 		if strings.HasPrefix(name, "RBX") {
 			return nil, fmt.Errorf("attribute name %q is reserved by Roblox", name)
 		}
@@ -209,7 +213,7 @@ func ResolveAttributes(raw json.RawMessage) (Attributes, error) {
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", name, err)
 		}
-		attrs[name] = val
+		attrs[Intern(name)] = val
 	}
 	return attrs, nil
 }

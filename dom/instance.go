@@ -2,36 +2,53 @@ package dom
 
 import (
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // FileKind says how an instance is stored on disk, so a pulled change can be written
 // back in the same form.
-type FileKind string
+type FileKind uint8
 
 // The file kinds.
 const (
-	KindNone     FileKind = ""         // not stored on disk (e.g. a Studio instance)
-	KindProject  FileKind = "project"  // a node of a project file
-	KindDir      FileKind = "dir"      // a directory without an init file (Folder)
-	KindInit     FileKind = "init"     // a directory with an init script or init.csv
-	KindScript   FileKind = "script"   // a .lua/.luau file
-	KindText     FileKind = "text"     // a .txt file (StringValue)
-	KindCSV      FileKind = "csv"      // a .csv file (LocalizationTable)
-	KindJSON     FileKind = "json"     // a .json module
-	KindTOML     FileKind = "toml"     // a .toml module
-	KindYAML     FileKind = "yaml"     // a .yaml module
-	KindModel    FileKind = "model"    // a .model.json file (root)
-	KindModelSub FileKind = "modelsub" // a child inside a .model.json file
-	KindRbxmx    FileKind = "rbxmx"    // a .rbxmx file (root)
-	KindRbxm     FileKind = "rbxm"     // a .rbxm file (root)
-	KindInFile   FileKind = "infile"   // a descendant inside an .rbxmx/.rbxm file
+	KindNone     FileKind = iota // not stored on disk (e.g. a Studio instance)
+	KindProject                  // a node of a project file
+	KindDir                      // a directory without an init file (Folder)
+	KindInit                     // a directory with an init script or init.csv
+	KindScript                   // a .lua/.luau file
+	KindText                     // a .txt file (StringValue)
+	KindCSV                      // a .csv file (LocalizationTable)
+	KindJSON                     // a .json module
+	KindTOML                     // a .toml module
+	KindYAML                     // a .yaml module
+	KindModel                    // a .model.json file (root)
+	KindModelSub                 // a child inside a .model.json file
+	KindRbxmx                    // a .rbxmx file (root)
+	KindRbxm                     // a .rbxm file (root)
+	KindInFile                   // a descendant inside an .rbxmx/.rbxm file
 )
+
+var kindNames = [...]string{"", "project", "dir", "init", "script", "text", "csv", "json", "toml", "yaml",
+	"model", "modelsub", "rbxmx", "rbxm", "infile"}
+
+// String returns the kind's name ("" for KindNone).
+func (k FileKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Instance is one node of an instance tree (disk, Studio or base).
 //
 // Invariants: Children's Parent is the instance; after AssignIDs every ID is set and
 // unique within the tree; FsPath uses '/' and is relative to the project root.
+//
+// A tree holds many instances (hundreds of thousands in a big place, in the disk,
+// Studio and base trees at once): fields that few instances have live out of line.
 type Instance struct {
 	ID         string
 	Name       string
@@ -42,18 +59,6 @@ type Instance struct {
 
 	// FsPath is the file or directory that produced the instance ("" if none).
 	FsPath string
-	// Kind is how the instance is stored on disk.
-	Kind FileKind
-	// MetaPath is the .meta.json or init.meta.json applied to it, if any.
-	MetaPath string
-	// ProjectFile is the project file whose node defines the instance (project nodes only).
-	ProjectFile string
-	// ProjectKeys is the path of keys from that project's tree to the node.
-	ProjectKeys []string
-	// IgnoreUnknown is $ignoreUnknownInstances: Studio children Atlas does not know are kept.
-	IgnoreUnknown bool
-	// RefID is the Rojo ref-link id ($id, meta id), if any.
-	RefID string
 	// SourceHash is the git blob id of Source, for scripts; set even when Source is not
 	// loaded (a base tree reads hashes from the commit without reading blobs).
 	SourceHash string
@@ -61,11 +66,121 @@ type Instance struct {
 	RawHash string
 	// Handle is the plugin's handle for a Studio instance.
 	Handle string
+
+	// node holds the project-file and meta details of the few instances with any.
+	node *nodeInfo
+
+	// Kind is how the instance is stored on disk.
+	Kind FileKind
+	// IgnoreUnknown is $ignoreUnknownInstances: Studio children Atlas does not know are kept.
+	IgnoreUnknown bool
+}
+
+type nodeInfo struct {
+	metaPath    string
+	projectFile string
+	projectKeys []string
+	refID       string
+}
+
+func (i *Instance) info() *nodeInfo {
+	if i.node == nil {
+		i.node = &nodeInfo{}
+	}
+	return i.node
+}
+
+// MetaPath is the .meta.json or init.meta.json applied to the instance, if any.
+func (i *Instance) MetaPath() string {
+	if i.node == nil {
+		return ""
+	}
+	return i.node.metaPath
+}
+
+// SetMetaPath sets MetaPath.
+func (i *Instance) SetMetaPath(p string) {
+	if p != "" || i.node != nil {
+		i.info().metaPath = p
+	}
+}
+
+// ProjectFile is the project file whose node defines the instance (project nodes only).
+func (i *Instance) ProjectFile() string {
+	if i.node == nil {
+		return ""
+	}
+	return i.node.projectFile
+}
+
+// ProjectKeys is the path of keys from ProjectFile's tree to the node.
+func (i *Instance) ProjectKeys() []string {
+	if i.node == nil {
+		return nil
+	}
+	return i.node.projectKeys
+}
+
+// SetProjectNode sets ProjectFile and ProjectKeys.
+func (i *Instance) SetProjectNode(file string, keys []string) {
+	if file != "" || keys != nil || i.node != nil {
+		n := i.info()
+		n.projectFile, n.projectKeys = file, keys
+	}
+}
+
+// RefID is the Rojo ref-link id ($id, meta id), if any.
+func (i *Instance) RefID() string {
+	if i.node == nil {
+		return ""
+	}
+	return i.node.refID
+}
+
+// SetRefID sets RefID.
+func (i *Instance) SetRefID(id string) {
+	if id != "" || i.node != nil {
+		i.info().refID = id
+	}
 }
 
 // New returns an instance with an empty property map.
 func New(name, className string) *Instance {
-	return &Instance{Name: name, ClassName: className, Properties: Properties{}}
+	return &Instance{Name: name, ClassName: Intern(className), Properties: Properties{}}
+}
+
+// internLen and internCount bound the strings Intern keeps, in length and number: class and
+// property names, not data.
+const (
+	internLen   = 64
+	internCount = 1 << 16
+)
+
+var (
+	interned      sync.Map // string → string
+	internedCount atomic.Int64
+)
+
+// Intern returns a string equal to s, the same one for every equal s: the names
+// a tree repeats on every instance (classes, properties, attributes) are then held
+// once, however many times a decoder allocated them.
+func Intern(s string) string {
+	if len(s) > internLen {
+		return s
+	}
+	if v, ok := interned.Load(s); ok {
+		return v.(string)
+	}
+	if internedCount.Load() >= internCount {
+		return s
+	}
+	// A copy, so that the string kept does not hold on to a bigger buffer s may
+	// point into.
+	v, loaded := interned.LoadOrStore(s, strings.Clone(s))
+	if !loaded {
+		internedCount.Add(1)
+	}
+	return v.(string)
 }
 
 // AddChild appends c to i's children and sets its parent.
@@ -176,7 +291,11 @@ func (i *Instance) Clone() *Instance {
 	for k, v := range i.Properties {
 		c.Properties[k] = v
 	}
-	c.ProjectKeys = append([]string(nil), i.ProjectKeys...)
+	if i.node != nil {
+		n := *i.node
+		n.projectKeys = append([]string(nil), n.projectKeys...)
+		c.node = &n
+	}
 	c.Children = make([]*Instance, 0, len(i.Children))
 	for _, ch := range i.Children {
 		cc := ch.Clone()

@@ -245,7 +245,7 @@ func TestClone(t *testing.T) {
 	root.AssignIDs()
 	part := root.Find("Workspace", "Part")
 	part.Properties["Size"] = Vector3{4, 1, 2}
-	part.ProjectKeys = []string{"tree", "Workspace", "Part"}
+	part.SetProjectNode("", []string{"tree", "Workspace", "Part"})
 	part.FsPath = "src/Part.model.json"
 
 	ws := root.Find("Workspace")
@@ -265,7 +265,7 @@ func TestClone(t *testing.T) {
 		t.Errorf("Clone() content mismatch (-original +clone):\n%s", diff)
 	}
 	cp := c.FindChild("Part")
-	if !Equal(cp.Properties["Size"], Vector3{4, 1, 2}) || cp.FsPath != part.FsPath || !slices.Equal(cp.ProjectKeys, part.ProjectKeys) {
+	if !Equal(cp.Properties["Size"], Vector3{4, 1, 2}) || cp.FsPath != part.FsPath || !slices.Equal(cp.ProjectKeys(), part.ProjectKeys()) {
 		t.Errorf("cloned Part = %+v, want the fields of %+v", cp, part)
 	}
 	c.Walk(func(i *Instance) bool {
@@ -281,7 +281,7 @@ func TestClone(t *testing.T) {
 	cp.Name = "Renamed"
 	cp.Properties["Size"] = Vector3{1, 1, 1}
 	cp.Properties["Anchored"] = Bool(true)
-	cp.ProjectKeys[0] = "changed"
+	cp.ProjectKeys()[0] = "changed"
 	c.AddChild(New("Extra", "Folder"))
 	c.Children[2].Children = nil
 
@@ -294,8 +294,8 @@ func TestClone(t *testing.T) {
 	if _, ok := part.Properties["Anchored"]; ok {
 		t.Errorf("original got the clone's Anchored property")
 	}
-	if part.ProjectKeys[0] != "tree" {
-		t.Errorf("original ProjectKeys = %q after changing the clone", part.ProjectKeys)
+	if part.ProjectKeys()[0] != "tree" {
+		t.Errorf("original ProjectKeys = %q after changing the clone", part.ProjectKeys())
 	}
 	if got, want := len(ws.Children), 4; got != want {
 		t.Errorf("original has %d children after adding to the clone, want %d", got, want)

@@ -24,8 +24,8 @@ func filesOf(c *computed, fsys fs.FS) map[string]string {
 	for _, ch := range c.plan.Changes {
 		switch {
 		case ch.FsPath != "":
-		case ch.PatchType == plan.Edit && ch.Disk != nil && ch.Disk.ProjectFile != "":
-			out[ch.ID] = ch.Disk.ProjectFile
+		case ch.PatchType == plan.Edit && ch.Disk != nil && ch.Disk.ProjectFile() != "":
+			out[ch.ID] = ch.Disk.ProjectFile()
 		case ch.PatchType == plan.Remove && ch.Studio != nil && ch.Studio.Parent != nil && laidOut < maxNewFiles:
 			laidOut++
 			parent := idx[ch.Studio.Parent.ID]

@@ -63,7 +63,7 @@ var fileKinds = map[dom.FileKind]bool{
 }
 
 // fileBacked reports whether x comes from a file of its own (not a project-file node).
-func fileBacked(x *dom.Instance) bool { return x.ProjectFile == "" && fileKinds[x.Kind] }
+func fileBacked(x *dom.Instance) bool { return x.ProjectFile() == "" && fileKinds[x.Kind] }
 
 func (c *census) count(x *dom.Instance) {
 	if fileBacked(x) {
@@ -85,7 +85,7 @@ func censusOf(x *dom.Instance) census {
 
 // mappedContainer reports whether x is a folder a project file maps with $path.
 func mappedContainer(x *dom.Instance) bool {
-	return x.ProjectFile != "" && (x.Kind == dom.KindDir || x.Kind == dom.KindInit)
+	return x.ProjectFile() != "" && (x.Kind == dom.KindDir || x.Kind == dom.KindInit)
 }
 
 // guard applies the guards to the table's result, in order: duplicate names,

@@ -15,7 +15,8 @@ import (
 func place(containers map[string]int, keep func(path string) bool) *dom.Instance {
 	root := dom.New("Game", "DataModel")
 	sss := dom.New("ServerScriptService", "ServerScriptService")
-	sss.Kind, sss.ProjectFile, sss.IgnoreUnknown = dom.KindProject, "default.project.json", true
+	sss.Kind, sss.IgnoreUnknown = dom.KindProject, true
+	sss.SetProjectNode("default.project.json", nil)
 	root.AddChild(sss)
 	names := make([]string, 0, len(containers))
 	for name := range containers {
@@ -24,7 +25,8 @@ func place(containers map[string]int, keep func(path string) bool) *dom.Instance
 	slices.Sort(names)
 	for _, name := range names {
 		box := dom.New(name, "Folder")
-		box.Kind, box.ProjectFile, box.FsPath = dom.KindDir, "default.project.json", "src/"+name
+		box.Kind, box.FsPath = dom.KindDir, "src/"+name
+		box.SetProjectNode("default.project.json", nil)
 		sss.AddChild(box)
 		for i := range containers[name] {
 			m := dom.New(fmt.Sprintf("M%d", i), "ModuleScript")

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/dom/rbxbin"
@@ -30,6 +31,7 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.noteDir(ctx, dir, entries)
 	for _, f := range DefaultFiles {
 		if l.listed(dir, f) {
 			p := join(dir, f)
@@ -105,7 +107,7 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 			if err := l.applyMeta(inst, join(dir, m), !isInit); err != nil {
 				return nil, err
 			}
-			inst.MetaPath = l.rel(join(dir, m))
+			inst.SetMetaPath(l.rel(join(dir, m)))
 		}
 	}
 	if isInit {
@@ -179,53 +181,71 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 	}
 	inst := dom.New(name, "ModuleScript")
 	inst.FsPath = l.rel(p)
-	var src string
 	switch u {
 	case useJSON, useTOML, useYAML:
-		data, err := l.readFile(p)
-		if err != nil {
-			return nil, err
-		}
+		kind, rk := dom.KindJSON, recJSON
 		switch u {
-		case useJSON:
-			inst.Kind = dom.KindJSON
-			if _, err := l.parseJSONC(p, data); err != nil {
-				return nil, err
-			}
-			src, err = format.LuaFromJSON(data)
 		case useTOML:
-			inst.Kind = dom.KindTOML
-			src, err = format.LuaFromTOML(data)
-		default:
-			inst.Kind = dom.KindYAML
-			src, err = format.LuaFromYAML(data)
+			kind, rk = dom.KindTOML, recTOML
+		case useYAML:
+			kind, rk = dom.KindYAML, recYAML
 		}
-		if err != nil {
-			return nil, l.errf(p, "%v", err)
-		}
-		inst.Properties["Source"] = dom.String(src)
-		inst.SourceHash = gitblob.Hash([]byte(src))
-		inst.RawHash = gitblob.Hash(data)
-	case useCSV:
-		data, err := l.readFile(p)
+		rec, err := l.file(p, rk, func(rec *record, data []byte) error {
+			var src string
+			var err error
+			switch u {
+			case useJSON:
+				if _, err := l.parseJSONC(p, data); err != nil {
+					return err
+				}
+				src, err = format.LuaFromJSON(data)
+			case useTOML:
+				src, err = format.LuaFromTOML(data)
+			default:
+				src, err = format.LuaFromYAML(data)
+			}
+			if err != nil {
+				return l.errf(p, "%v", err)
+			}
+			rec.text, rec.hasText, rec.textHash = src, true, gitblob.Hash([]byte(src))
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		contents, err := format.LocalizationFromCSV(data)
+		inst.Kind = kind
+		inst.Properties["Source"] = dom.String(rec.text)
+		inst.SourceHash = rec.textHash
+		inst.RawHash = rec.hash
+	case useCSV:
+		rec, err := l.file(p, recCSV, func(rec *record, data []byte) error {
+			contents, err := format.LocalizationFromCSV(data)
+			if err != nil {
+				return l.errf(p, "%v", err)
+			}
+			rec.text, rec.hasText = contents, true
+			return nil
+		})
 		if err != nil {
-			return nil, l.errf(p, "%v", err)
+			return nil, err
 		}
 		inst.ClassName = "LocalizationTable"
 		inst.Kind = dom.KindCSV
-		inst.Properties["Contents"] = dom.String(contents)
+		inst.Properties["Contents"] = dom.String(rec.text)
 	case useText:
-		text, err := l.readText(p)
+		rec, err := l.file(p, recText, func(rec *record, data []byte) error {
+			if !utf8.Valid(data) {
+				return l.errf(p, "the file is not valid UTF-8")
+			}
+			rec.text, rec.hasText = string(data), true
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
 		inst.ClassName = "StringValue"
 		inst.Kind = dom.KindText
-		inst.Properties["Value"] = dom.String(text)
+		inst.Properties["Value"] = dom.String(rec.text)
 	default:
 		return nil, l.errf(p, "sync rule use %q cannot be used here", u)
 	}
@@ -241,17 +261,32 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 			return nil
 		}
 	}
-	text, err := l.readText(p)
-	if err != nil {
-		return err
+	rec := l.cached(p, recScript)
+	if rec == nil || !rec.hasText {
+		var data []byte
+		var err error
+		if rec == nil {
+			rec, data, err = l.readRecord(p, recScript)
+		} else {
+			// Restored from an index, which keeps no script text: the file is
+			// read, but its stat data proved the hash.
+			data, err = fs.ReadFile(l.fsys, p)
+			l.mem.made++
+		}
+		if err != nil {
+			return l.errf(p, "cannot read: %v", unwrapPathError(err))
+		}
+		if !utf8.Valid(data) {
+			return l.errf(p, "the file is not valid UTF-8")
+		}
+		setScriptText(rec, data)
+		l.keep(p, rec)
 	}
-	inst.RawHash = gitblob.Hash([]byte(text))
-	src := NormalizeSource(text)
-	inst.Properties["Source"] = dom.String(src)
-	if len(src) == len(text) {
-		inst.SourceHash = inst.RawHash
-	} else {
-		inst.SourceHash = gitblob.Hash([]byte(src))
+	inst.RawHash = rec.hash
+	inst.Properties["Source"] = dom.String(rec.text)
+	inst.SourceHash = rec.hash
+	if rec.textHash != "" {
+		inst.SourceHash = rec.textHash
 	}
 	return nil
 }
@@ -274,81 +309,120 @@ type metaFile struct {
 	ID                     *string                    `json:"id"`
 }
 
-func (l *loader) readMeta(p string) (*metaFile, bool, error) {
+// meta returns the meta file at p (nil when there is none).
+func (l *loader) meta(p string) (*metaRecord, error) {
 	if !l.listed(dirOf(p), path.Base(p)) {
-		return nil, false, nil
+		return nil, nil
 	}
-	data, err := fs.ReadFile(l.fsys, p)
+	if rec := l.cached(p, recMeta); rec != nil {
+		return rec.meta, nil
+	}
+	rec, data, err := l.readRecord(p, recMeta)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, nil
+			l.noteProbe(p, false, nil)
+			return nil, nil
 		}
-		return nil, false, l.errf(p, "cannot read: %v", unwrapPathError(err))
+		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
 	}
 	raw, err := l.parseJSONC(p, data)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return nil, false, l.errf(p, "a meta file must be a JSON object")
+		return nil, l.errf(p, "a meta file must be a JSON object")
 	}
 	var m metaFile
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, false, l.errf(p, "%v", err)
+		return nil, l.errf(p, "%v", err)
 	}
-	return &m, true, nil
+	rec.meta = &metaRecord{className: m.ClassName, ignoreUnknown: m.IgnoreUnknownInstances, id: m.ID,
+		rawProps: m.Properties, rawAttrs: m.Attributes}
+	l.keep(p, rec)
+	return rec.meta, nil
+}
+
+// metaProps resolves a meta file's properties for class, once per class.
+func (l *loader) metaProps(p string, m *metaRecord, class string) ([]propValue, error) {
+	if props, ok := m.resolved[class]; ok {
+		return props, nil
+	}
+	props := make([]propValue, 0, len(m.rawProps))
+	for _, prop := range sortedKeys(m.rawProps) {
+		v, err := dom.ResolveValue(class, prop, m.rawProps[prop])
+		if err != nil {
+			return nil, l.errf(p, "properties.%s: %v", prop, err)
+		}
+		props = append(props, propValue{name: dom.Intern(prop), value: v})
+	}
+	if m.resolved == nil {
+		m.resolved = map[string][]propValue{}
+	}
+	m.resolved[class] = props
+	return props, nil
+}
+
+func (l *loader) metaAttrs(p string, m *metaRecord) (dom.Attributes, error) {
+	if !m.attrsDone {
+		attrs, err := dom.ResolveAttributes(m.rawAttrs)
+		if err != nil {
+			return nil, l.errf(p, "attributes: %v", err)
+		}
+		m.attrs, m.attrsDone = attrs, true
+	}
+	return m.attrs, nil
 }
 
 // applyMeta applies a meta file if it exists. classAllowed is true only for the
 // init.meta.json of a folder that would otherwise be a Folder.
 func (l *loader) applyMeta(inst *dom.Instance, p string, classAllowed bool) error {
-	m, ok, err := l.readMeta(p)
-	if err != nil || !ok {
+	m, err := l.meta(p)
+	if err != nil || m == nil {
 		return err
 	}
-	if m.IgnoreUnknownInstances != nil {
-		inst.IgnoreUnknown = *m.IgnoreUnknownInstances
+	if m.ignoreUnknown != nil {
+		inst.IgnoreUnknown = *m.ignoreUnknown
 	}
-	if m.ClassName != nil && classAllowed {
-		if *m.ClassName == "" {
+	if m.className != nil && classAllowed {
+		if *m.className == "" {
 			return l.errf(p, "className must not be empty")
 		}
-		inst.ClassName = *m.ClassName
+		inst.ClassName = *m.className
 	}
-	for _, prop := range sortedKeys(m.Properties) {
-		v, err := dom.ResolveValue(inst.ClassName, prop, m.Properties[prop])
-		if err != nil {
-			return l.errf(p, "properties.%s: %v", prop, err)
-		}
-		inst.Properties[prop] = v
+	props, err := l.metaProps(p, m, inst.ClassName)
+	if err != nil {
+		return err
 	}
-	if m.Attributes != nil {
-		attrs, err := dom.ResolveAttributes(m.Attributes)
+	for _, pv := range props {
+		inst.Properties[pv.name] = pv.value
+	}
+	if m.rawAttrs != nil {
+		attrs, err := l.metaAttrs(p, m)
 		if err != nil {
-			return l.errf(p, "attributes: %v", err)
+			return err
 		}
 		if len(attrs) > 0 {
 			inst.Properties["Attributes"] = attrs
 		}
 	}
-	if m.ID != nil {
-		if inst.RefID != "" {
-			return l.errf(p, "id %q: the instance already has id %q", *m.ID, inst.RefID)
+	if m.id != nil {
+		if inst.RefID() != "" {
+			return l.errf(p, "id %q: the instance already has id %q", *m.id, inst.RefID())
 		}
-		inst.RefID = *m.ID
+		inst.SetRefID(*m.id)
 	}
-	if inst.MetaPath == "" {
-		inst.MetaPath = l.rel(p)
+	if inst.MetaPath() == "" {
+		inst.SetMetaPath(l.rel(p))
 	}
 	return nil
 }
 
 func (l *loader) checkInitMetaClass(inst *dom.Instance, p string) error {
-	m, ok, err := l.readMeta(p)
-	if err != nil || !ok {
+	m, err := l.meta(p)
+	if err != nil || m == nil {
 		return err
 	}
-	if m.ClassName != nil {
+	if m.className != nil {
 		return l.errf(p, "className cannot be used with an init script (%s)", inst.FsPath)
 	}
 	return nil
@@ -369,22 +443,44 @@ type modelNode struct {
 }
 
 func (l *loader) jsonModel(p, name string) (*dom.Instance, error) {
-	data, err := l.readFile(p)
-	if err != nil {
-		return nil, err
+	var inst *dom.Instance
+	rec, err := l.file(p, recModel, func(rec *record, data []byte) error {
+		rec.model = &modelRecord{}
+		if len(bytes.TrimSpace(data)) == 0 {
+			rec.model.empty = true // an empty model file is no instance and no error
+			return nil
+		}
+		raw, err := l.parseJSONC(p, data)
+		if err != nil {
+			return err
+		}
+		start := len(l.warnings)
+		if inst, err = l.modelInstance(p, raw, name, "", true); err != nil {
+			return err
+		}
+		inst.Kind = dom.KindModel
+		rec.model.warnings = append([]string(nil), l.warnings[start:]...)
+		if l.mem != nil && l.mem.records != nil {
+			// Kept in binary form: a parsed tree is many times larger, and
+			// decoding it is far cheaper than parsing the JSON again.
+			var e dom.Encoder
+			if err := e.Instance(inst); err != nil {
+				return l.errf(p, "%v", err)
+			}
+			rec.model.tree = bytes.Clone(e.Bytes())
+		}
+		return nil
+	})
+	if err != nil || inst != nil || rec.model.empty {
+		return inst, err
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil // an empty model file is no instance and no error
+	l.warnings = append(l.warnings, rec.model.warnings...)
+	d := dom.NewDecoder(rec.model.tree)
+	inst = d.Instance()
+	if d.Err() != nil {
+		return nil, l.errf(p, "cached model: %v", d.Err())
 	}
-	raw, err := l.parseJSONC(p, data)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := l.modelInstance(p, raw, name, "", true)
-	if err != nil {
-		return nil, err
-	}
-	inst.Kind = dom.KindModel
+	inst.Name = name
 	return inst, nil
 }
 
@@ -422,7 +518,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		if err != nil {
 			return nil, l.errf(p, "%sproperties.%s: %v", where, prop, err)
 		}
-		inst.Properties[prop] = v
+		inst.Properties[dom.Intern(prop)] = v
 	}
 	if m.Attributes != nil {
 		attrs, err := dom.ResolveAttributes(m.Attributes)
@@ -434,7 +530,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		}
 	}
 	if root && m.ID != nil {
-		inst.RefID = *m.ID
+		inst.SetRefID(*m.ID)
 	}
 	children := m.Children
 	if children == nil {
@@ -451,7 +547,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 }
 
 func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
-	data, err := l.readFile(p)
+	data, err := l.readOpaque(p)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +573,7 @@ func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
 
 // rbxmModel reads a binary .rbxm model; like an .rbxmx it must hold one instance.
 func (l *loader) rbxmModel(p, name string) (*dom.Instance, error) {
-	data, err := l.readFile(p)
+	data, err := l.readOpaque(p)
 	if err != nil {
 		return nil, err
 	}

@@ -62,17 +62,17 @@ func dump(p *project.Project) string {
 		if i.FsPath != "" {
 			fmt.Fprintf(&b, " fs=%s", i.FsPath)
 		}
-		if i.MetaPath != "" {
-			fmt.Fprintf(&b, " meta=%s", i.MetaPath)
+		if i.MetaPath() != "" {
+			fmt.Fprintf(&b, " meta=%s", i.MetaPath())
 		}
-		if i.ProjectFile != "" {
-			fmt.Fprintf(&b, " node=%s:%s", i.ProjectFile, strings.Join(i.ProjectKeys, "."))
+		if i.ProjectFile() != "" {
+			fmt.Fprintf(&b, " node=%s:%s", i.ProjectFile(), strings.Join(i.ProjectKeys(), "."))
 		}
 		if i.IgnoreUnknown {
 			b.WriteString(" ignoreUnknown")
 		}
-		if i.RefID != "" {
-			fmt.Fprintf(&b, " id=%q", i.RefID)
+		if i.RefID() != "" {
+			fmt.Fprintf(&b, " id=%q", i.RefID())
 		}
 		b.WriteString("\n")
 		for _, name := range i.PropertyNames() {
@@ -622,14 +622,14 @@ func TestLoadCases(t *testing.T) {
 				wantProps(t, p, "legacy/P", map[string]dom.Value{"Anchored": dom.Bool(true)})
 				wantProps(t, p, "legacy/IntValue", map[string]dom.Value{"Value": dom.Int64(3), "Attributes": dom.Attributes{"Tag": dom.String("x")}})
 				wantProps(t, p, "modern", map[string]dom.Value{"Tags": nil, "Attributes": dom.Attributes{"Level": dom.Float64(2)}})
-				if got := at(t, p, "modern").RefID; got != "modern-root" {
+				if got := at(t, p, "modern").RefID(); got != "modern-root" {
 					t.Errorf("modern id = %q, want modern-root", got)
 				}
-				if got := at(t, p, "modern/Remote").RefID; got != "" {
+				if got := at(t, p, "modern/Remote").RefID(); got != "" {
 					t.Errorf("a child's id = %q, want it ignored", got)
 				}
 				wantIgnore(t, p, map[string]bool{"modern": false, "legacy": false})
-				if got := at(t, p, "modern").MetaPath; got != "" {
+				if got := at(t, p, "modern").MetaPath(); got != "" {
 					t.Errorf("modern has meta %q, want none", got)
 				}
 				wantWarning(t, p, `root's "name" is ignored`)
@@ -654,7 +654,7 @@ func TestLoadCases(t *testing.T) {
 					wantProps(t, p, path, map[string]dom.Value{"Tags": tag})
 				}
 				wantProps(t, p, "Note", map[string]dom.Value{"Value": dom.String("from the meta file")})
-				if got := at(t, p, "Note").RefID; got != "note" {
+				if got := at(t, p, "Note").RefID(); got != "note" {
 					t.Errorf("Note id = %q, want note", got)
 				}
 			},
@@ -771,7 +771,7 @@ func TestLoadCases(t *testing.T) {
 				// Several files share a name here; pick each by its kind.
 				byKind := map[string]*dom.Instance{}
 				for _, c := range p.Root.Children {
-					byKind[c.Name+"."+string(c.Kind)] = c
+					byKind[c.Name+"."+c.Kind.String()] = c
 				}
 				get := func(key, prop string) dom.Value {
 					i := byKind[key]

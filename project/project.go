@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -55,12 +57,50 @@ type Project struct {
 	Files map[*dom.Instance][]string
 
 	indexOnce sync.Once
+	indexed   atomic.Bool
 	index     map[string]*dom.Instance
+	// prev is the tree a Cache's Update made this one from, when prev's index
+	// was built; kept are the subtrees they share. Index starts from prev's.
+	prev *Project
+	kept map[*dom.Instance]bool
 }
 
 // Index returns every instance by id, computed once (a loaded project is not changed).
+// After an Update it is the previous tree's index with the changed subtrees
+// replaced, when that one was built.
 func (p *Project) Index() map[string]*dom.Instance {
-	p.indexOnce.Do(func() { p.index = p.Root.Index() })
+	p.indexOnce.Do(func() {
+		if p.prev != nil && p.prev.indexed.Load() {
+			p.index = maps.Clone(p.prev.index)
+			var drop, add func(x *dom.Instance)
+			drop = func(x *dom.Instance) {
+				if p.kept[x] {
+					return
+				}
+				if p.index[x.ID] == x {
+					delete(p.index, x.ID)
+				}
+				for _, c := range x.Children {
+					drop(c)
+				}
+			}
+			add = func(x *dom.Instance) {
+				if p.kept[x] {
+					return
+				}
+				p.index[x.ID] = x
+				for _, c := range x.Children {
+					add(c)
+				}
+			}
+			drop(p.prev.Root)
+			add(p.Root)
+		} else {
+			p.index = p.Root.Index()
+		}
+		p.prev, p.kept = nil, nil
+		p.indexed.Store(true)
+	})
 	return p.index
 }
 
@@ -114,6 +154,11 @@ func IsProjectFile(name string) bool {
 // Load reads the project file at file (a path in fsys, or a folder holding a
 // default project file) and everything it points at.
 func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
+	return loadWith(fsys, file, opts, nil)
+}
+
+// loadWith is Load sharing what it reads with other loads through mem (nil for none).
+func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error) {
 	file = path.Clean(file)
 	if st, err := fs.Stat(fsys, file); err == nil && st.IsDir() {
 		found := ""
@@ -132,7 +177,7 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 	if dir == "." {
 		dir = ""
 	}
-	l := &loader{fsys: fsys, opts: opts, projDir: dir,
+	l := &loader{fsys: fsys, opts: opts, projDir: dir, mem: mem,
 		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""}}
 	_, hashOK := fsys.(gitblob.BlobHasher)
 	l.hashOnly = opts.HashOnly && hashOK
@@ -181,10 +226,22 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 	if pf.GameID != nil {
 		p.GameID = *pf.GameID
 	}
-	if err := l.resolveRefs(root); err != nil {
-		return nil, err
+	var dups []string
+	if mem != nil && mem.snaps != nil {
+		// A tree that may hold subtrees of an earlier load: ids are assigned
+		// where they may have changed only. Links between instances need the
+		// whole tree; such a project is loaded without reuse.
+		var links bool
+		if dups, links = l.assignIDs(root); links {
+			return nil, errLinks
+		}
+	} else {
+		if err := l.resolveRefs(root); err != nil {
+			return nil, err
+		}
+		dups = root.AssignIDs()
 	}
-	for _, d := range root.AssignIDs() {
+	for _, d := range dups {
 		l.warnf("duplicate sibling name %q: instances are matched by order", d)
 	}
 	for _, refs := range l.modelRefs {
@@ -204,6 +261,7 @@ func stripProjectSuffix(name string) string {
 type loader struct {
 	fsys     fs.FS
 	opts     Options
+	mem      *memo // nil for a load that shares nothing
 	hashOnly bool
 	projDir  string // folder of the root project; FsPaths are relative to it
 	warnings []string
@@ -357,10 +415,12 @@ func (l *loader) stat(p string) (fs.FileInfo, error) {
 	st, err := fs.Stat(l.fsys, fsName(p))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			l.noteProbe(p, false, nil)
 			return nil, nil
 		}
 		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
 	}
+	l.noteProbe(p, false, st)
 	return st, nil
 }
 
@@ -384,6 +444,7 @@ func (l *loader) snapshotPath(ctx *context, p string, filtered bool) (*dom.Insta
 // so nothing is stat'ed unless it is a symlink.
 func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Instance, error) {
 	if e.Type()&fs.ModeSymlink != 0 {
+		l.sawSymlink()
 		return l.snapshotPath(ctx, p, true)
 	}
 	if ignored(ctx.ignores, p) {
@@ -391,7 +452,7 @@ func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Inst
 	}
 	if e.IsDir() {
 		l.plainDirs[p] = true
-		return l.snapshotDir(ctx, p)
+		return l.snapshotChildDir(ctx, p)
 	}
 	return l.snapshotFile(ctx, p)
 }
@@ -467,9 +528,13 @@ func (l *loader) resolveReal(p string) string {
 		next := join(cur, parts[i])
 		for hops := 0; hops < 40; hops++ {
 			st, err := fs.Lstat(l.fsys, next)
+			if err == nil || errors.Is(err, fs.ErrNotExist) {
+				l.noteProbe(next, true, st)
+			}
 			if err != nil || st.Mode()&fs.ModeSymlink == 0 {
 				break
 			}
+			l.sawSymlink()
 			target, err := fs.ReadLink(l.fsys, next)
 			if err != nil {
 				break

@@ -32,10 +32,18 @@ var topLevelKeys = map[string]bool{
 }
 
 func (l *loader) readProjectFile(file string) (*projectFile, error) {
-	data, err := l.readFile(file)
+	rec, err := l.file(file, recProject, func(rec *record, data []byte) error {
+		pf, err := l.parseProjectFile(file, data)
+		rec.project = pf
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	return rec.project, nil
+}
+
+func (l *loader) parseProjectFile(file string, data []byte) (*projectFile, error) {
 	raw, err := l.parseJSONC(file, data)
 	if err != nil {
 		return nil, err
@@ -145,7 +153,9 @@ func (l *loader) parseNode(file, where string, raw json.RawMessage) (*node, erro
 		return nil, l.errf(file, "%s: an instance description must be an object", where)
 	}
 	n := &node{children: map[string]json.RawMessage{}}
-	for k, v := range m {
+	// In key order, so the warnings below come in the same order every time.
+	for _, k := range sortedKeys(m) {
+		v := m[k]
 		bad := func(want string) error { return l.errf(file, "%s: %q must be %s", where, k, want) }
 		switch k {
 		case "$className":
@@ -283,8 +293,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 		// Rojo marks only the root of a project's tree with its project file.
 		l.record(inst, file)
 	}
-	inst.ProjectFile = l.rel(file)
-	inst.ProjectKeys = append([]string(nil), keys...)
+	inst.SetProjectNode(l.rel(file), append([]string(nil), keys...))
 	if fromPath == nil {
 		inst.Kind = dom.KindProject
 	}
@@ -324,7 +333,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 		}
 	}
 	if n.id != nil {
-		inst.RefID = *n.id
+		inst.SetRefID(*n.id)
 	}
 	return inst, nil
 }

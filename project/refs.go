@@ -17,8 +17,8 @@ func sortStrings(s []string) { sort.Strings(s) }
 func (l *loader) resolveRefs(root *dom.Instance) error {
 	ids := map[string]*dom.Instance{}
 	root.Walk(func(x *dom.Instance) bool {
-		if x.RefID != "" {
-			ids[x.RefID] = x
+		if x.RefID() != "" {
+			ids[x.RefID()] = x
 		}
 		if a, ok := x.Properties["Attributes"].(dom.Attributes); ok {
 			if s, ok := a["Rojo_Id"].(dom.String); ok {

@@ -12,7 +12,7 @@ import (
 // Compare with BenchmarkLoad10k for the cost of recording.
 func BenchmarkSourcemap10k(b *testing.B) {
 	gen := benchProject(b)
-	loc, err := project.Locate(gen.Dir, gen.Dir, nil)
+	loc, err := project.Locate(gen.dir, gen.dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,8 +27,8 @@ func BenchmarkSourcemap10k(b *testing.B) {
 		out = p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).AppendJSON(out[:0])
 	}
 	checkBenchLoad(b, p)
-	if n := p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).Count(); n != gen.Instances {
-		b.Fatalf("the sourcemap has %d nodes, want %d", n, gen.Instances)
+	if n := p.Sourcemap(project.SourcemapOptions{IncludeNonScripts: true}).Count(); n != gen.instances {
+		b.Fatalf("the sourcemap has %d nodes, want %d", n, gen.instances)
 	}
 	b.ReportMetric(float64(len(out)), "sourcemap-bytes")
 }

@@ -125,8 +125,8 @@ func withPath(err error, path string) error {
 // PullRemove returns the deletes that remove disk's instance and its subtree from
 // the project: its file and meta files, or its folder with everything in it.
 func PullRemove(p *Project, fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
-	if disk.ProjectFile != "" {
-		return nil, refuse(disk, ReasonProjectNode, "the instance is declared in %s; remove its entry from that project file by hand", disk.ProjectFile)
+	if disk.ProjectFile() != "" {
+		return nil, refuse(disk, ReasonProjectNode, "the instance is declared in %s; remove its entry from that project file by hand", disk.ProjectFile())
 	}
 	switch disk.Kind {
 	case dom.KindDir, dom.KindInit:
@@ -147,8 +147,8 @@ var metaExts = []string{".meta.json", ".meta.jsonc"}
 // metaName is the instance name Rojo uses to find a file's adjacent meta file: the
 // name its file rule gives, which a project key may have replaced since.
 func metaName(disk *dom.Instance) string {
-	if disk.MetaPath != "" && dirOf(disk.MetaPath) == dirOf(disk.FsPath) {
-		base := path.Base(disk.MetaPath)
+	if disk.MetaPath() != "" && dirOf(disk.MetaPath()) == dirOf(disk.FsPath) {
+		base := path.Base(disk.MetaPath())
 		for _, ext := range metaExts {
 			if n, ok := strings.CutSuffix(base, ext); ok {
 				return n

@@ -297,7 +297,7 @@ func describeParent(inst *dom.Instance) string {
 func describeKind(inst *dom.Instance) string {
 	switch inst.Kind {
 	case dom.KindProject:
-		return "a node of the project file " + inst.ProjectFile
+		return "a node of the project file " + inst.ProjectFile()
 	case dom.KindNone:
 		return "not stored on disk"
 	case dom.KindModelSub, dom.KindInFile:
@@ -321,7 +321,7 @@ func joinInstancePath(parent *dom.Instance, name string) string {
 func emitLegacyFor(p *Project, fsys fs.FS, inst *dom.Instance, dir string) bool {
 	gov := ""
 	for x := inst; x != nil && gov == ""; x = x.Parent {
-		gov = x.ProjectFile
+		gov = x.ProjectFile()
 	}
 	govDir := dirOf(gov)
 	for d := dir; d != govDir && !strings.HasPrefix(d, "..") && d != "."; d = dirOf(d) {

@@ -121,9 +121,9 @@ func (w *editor) layers(disk *dom.Instance) (ls []propLayer, natural int, err er
 	if err != nil {
 		return nil, -1, err
 	}
-	if disk.ProjectFile != "" {
-		keys := append([]string{"tree"}, disk.ProjectKeys...)
-		ls = append(ls, propLayer{file: disk.ProjectFile, keys: keys, propsKeys: []string{"$properties"}, attrsKey: "$attributes"})
+	if disk.ProjectFile() != "" {
+		keys := append([]string{"tree"}, disk.ProjectKeys()...)
+		ls = append(ls, propLayer{file: disk.ProjectFile(), keys: keys, propsKeys: []string{"$properties"}, attrsKey: "$attributes"})
 		// A project node without a file of its own keeps its properties in the
 		// project file; so does a $path target whose node already lists some, unless
 		// a meta file is there to take them.

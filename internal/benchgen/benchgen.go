@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,8 @@ type Project struct {
 	// Edits are one script per subfolder (the first), for edit benchmarks; paths
 	// are relative to Dir, with '/'.
 	Edits []string
+	// Files is every file written, relative to Dir with '/', sorted.
+	Files []string
 }
 
 // Write generates the project in dir (which must exist) and commits it in a new
@@ -94,7 +97,9 @@ func Write(dir string, o Options) (*Project, error) {
 			return nil, err
 		}
 		p.Bytes += int64(len(data))
+		p.Files = append(p.Files, name)
 	}
+	slices.Sort(p.Files)
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},

@@ -1,0 +1,231 @@
+package project
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/internal/statefile"
+)
+
+// The base tree is the project at a commit, loaded with Options.HashOnly (scripts
+// need only the blob ids their tree entries hold). Three things make it cheap:
+//
+//   - when every file the disk tree was loaded from has the same blob id in the
+//     commit (a commit of the current disk state), the disk tree is the base;
+//   - a file whose blob id equals its disk record's is not read from git: the
+//     record's parsed form is used;
+//   - the last base tree is kept in a file of the state dir, by commit, so a
+//     restarted host does not build it again.
+
+const (
+	baseKind    = "atlas base tree"
+	baseVersion = 1
+)
+
+// BaseSource says where Base found the tree it returned.
+type BaseSource string
+
+// The sources of a base tree.
+const (
+	BaseFromDisk   BaseSource = "disk"   // the disk tree itself: the commit holds the same files
+	BaseFromFile   BaseSource = "file"   // the state dir's file of the commit
+	BaseFromCommit BaseSource = "commit" // loaded from the commit, with the disk's records
+)
+
+// Base returns the project at a commit, as Load(fsys, file, {HashOnly: true})
+// would, where fsys is the commit's tree (gitblob's CommitFS, which knows blob ids)
+// and commit its id. cacheFile, if not "", is a state-dir file that keeps the last
+// base tree loaded, for the next process.
+//
+// The tree may be the cache's disk tree itself (BaseFromDisk), whose scripts carry
+// their Source where a base tree has only hashes; callers must not change it.
+// Base reads the cache's records: do not run it while Load or Update runs.
+func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
+	if c.sameAs(fsys) {
+		return c.proj, BaseFromDisk, nil
+	}
+	opts := c.opts
+	opts.HashOnly = true
+	if cacheFile != "" {
+		if p, err := readBase(cacheFile, commit, c.file, opts); err == nil {
+			return p, BaseFromFile, nil
+		}
+	}
+	m := &memo{records: map[string]*record{}, shared: c.records, mode: byBlob}
+	if _, ok := fsys.(gitblob.BlobHasher); !ok {
+		m = nil
+	}
+	p, err := loadWith(fsys, c.file, opts, m)
+	if err != nil {
+		return nil, "", err
+	}
+	if cacheFile != "" {
+		// A base that cannot be kept is only slower next time.
+		_ = writeBase(cacheFile, commit, c.file, opts, p)
+	}
+	return p, BaseFromCommit, nil
+}
+
+// sameAs reports whether loading fsys gives the disk tree: every file the last
+// load read has the same blob id in fsys, every folder it listed has the same
+// names that matter, and every path it probed is there or not there alike.
+func (c *Cache) sameAs(fsys fs.FS) bool {
+	bh, ok := fsys.(gitblob.BlobHasher)
+	if c.proj == nil || c.symlink || c.unverified || c.inputs == nil || !ok {
+		return false
+	}
+	for p, r := range c.records {
+		if h, err := bh.BlobHash(p); err != nil || h != r.hash {
+			return false
+		}
+	}
+	for dir, in := range c.inputs.dirs {
+		entries, err := fs.ReadDir(fsys, fsName(dir))
+		if err != nil {
+			return false
+		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return cmpString(a.Name(), b.Name()) })
+		if sumNames(in.ctx, dir, entries) != in.names {
+			return false
+		}
+	}
+	for p, pr := range c.inputs.probes {
+		var st fs.FileInfo
+		var err error
+		if pr.lstat {
+			st, err = fs.Lstat(fsys, fsName(p))
+		} else {
+			st, err = fs.Stat(fsys, fsName(p))
+		}
+		k := probeAbsent
+		switch {
+		case err == nil:
+			k = fileKind(st.Mode())
+		case !errors.Is(err, fs.ErrNotExist):
+			return false
+		}
+		if k != pr.kind {
+			return false
+		}
+	}
+	return true
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func writeBase(path, commit, file string, opts Options, p *Project) error {
+	var e dom.Encoder
+	e.Text(commit)
+	e.Text(file)
+	e.Text(opts.DirName)
+	e.Bool(opts.HashOnly)
+	e.Text(p.File)
+	e.Text(p.Dir)
+	e.Text(p.Name)
+	e.Varint(int64(p.ServePort))
+	writeIDs(&e, p.ServePlaceIDs)
+	writeIDs(&e, p.BlockedPlaceIDs)
+	e.Uvarint(p.PlaceID)
+	e.Uvarint(p.GameID)
+	e.Bool(p.EmitLegacyScripts)
+	e.Uvarint(uint64(len(p.Warnings)))
+	for _, w := range p.Warnings {
+		e.Text(w)
+	}
+	if err := e.Instance(p.Root); err != nil {
+		return fmt.Errorf("write base tree: %w", err)
+	}
+	// Ids are stored rather than hashed again: 16 bytes each, in tree order.
+	var bad error
+	p.Root.Walk(func(x *dom.Instance) bool {
+		b, err := hex.DecodeString(x.ID)
+		if err != nil || len(b) != 16 {
+			bad = fmt.Errorf("write base tree: bad id %q", x.ID)
+			return false
+		}
+		e.Raw(b)
+		return true
+	})
+	if bad != nil {
+		return bad
+	}
+	return statefile.Write(path, baseKind, baseVersion, e.Bytes())
+}
+
+func writeIDs(e *dom.Encoder, ids []uint64) {
+	e.Bool(ids != nil)
+	e.Uvarint(uint64(len(ids)))
+	for _, id := range ids {
+		e.Uvarint(id)
+	}
+}
+
+func readIDs(d *dom.Decoder) []uint64 {
+	isNil := !d.Bool()
+	n := d.Count(1)
+	if isNil {
+		return nil
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = d.Uvarint()
+	}
+	return ids
+}
+
+// errOtherBase means the base file holds another commit or project.
+var errOtherBase = errors.New("the base file is of another commit")
+
+func readBase(path, commit, file string, opts Options) (*Project, error) {
+	data, _, err := statefile.Read(path, baseKind, baseVersion)
+	if err != nil {
+		return nil, err
+	}
+	d := dom.NewDecoder(data)
+	if d.Text() != commit || d.Text() != file || d.Text() != opts.DirName || d.Bool() != opts.HashOnly {
+		return nil, errOtherBase
+	}
+	p := &Project{File: d.Text(), Dir: d.Text(), Name: d.Text(), ServePort: int(d.Varint())}
+	p.ServePlaceIDs = readIDs(d)
+	p.BlockedPlaceIDs = readIDs(d)
+	p.PlaceID = d.Uvarint()
+	p.GameID = d.Uvarint()
+	p.EmitLegacyScripts = d.Bool()
+	if n := d.Count(1); n > 0 {
+		p.Warnings = make([]string, n)
+		for i := range p.Warnings {
+			p.Warnings[i] = d.Text()
+		}
+	}
+	p.Root = d.Instance()
+	if d.Err() != nil {
+		return nil, d.Err()
+	}
+	var buf [32]byte
+	p.Root.Walk(func(x *dom.Instance) bool {
+		b := d.Raw(16)
+		if b == nil {
+			return false
+		}
+		hex.Encode(buf[:], b)
+		x.ID = string(buf[:])
+		return true
+	})
+	if d.Err() != nil || d.Len() != 0 {
+		return nil, fmt.Errorf("%w: bad ids", dom.ErrCorrupt)
+	}
+	return p, nil
+}

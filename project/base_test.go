@@ -1,0 +1,169 @@
+package project_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// countingFS counts the files read from a commit's tree.
+type countingFS struct {
+	fs.FS
+	reads *int
+}
+
+func (f countingFS) ReadFile(name string) ([]byte, error) {
+	*f.reads++
+	return fs.ReadFile(f.FS, name)
+}
+func (f countingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.FS, name) }
+func (f countingFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(f.FS, name) }
+func (f countingFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(f.FS, name) }
+func (f countingFS) ReadLink(name string) (string, error)       { return fs.ReadLink(f.FS, name) }
+func (f countingFS) BlobHash(name string) (string, error) {
+	return f.FS.(gitblob.BlobHasher).BlobHash(name)
+}
+
+// withoutSources drops what only a disk tree has (script Sources and their
+// hashes), so it compares with a base tree loaded with HashOnly.
+func withoutSources(p *project.Project) *project.Project {
+	c := &project.Project{File: p.File, Dir: p.Dir, Name: p.Name, Root: p.Root.Clone(),
+		ServePort: p.ServePort, ServePlaceIDs: p.ServePlaceIDs, BlockedPlaceIDs: p.BlockedPlaceIDs,
+		PlaceID: p.PlaceID, GameID: p.GameID, EmitLegacyScripts: p.EmitLegacyScripts, Warnings: p.Warnings}
+	c.Root.Walk(func(x *dom.Instance) bool {
+		if x.IsScript() && (x.Kind == dom.KindScript || x.Kind == dom.KindInit) {
+			delete(x.Properties, "Source")
+			x.SourceHash = ""
+		}
+		return true
+	})
+	return c
+}
+
+func commitAll(t *testing.T, dir string) string {
+	t.Helper()
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "--no-verify", "--allow-empty", "-m", "c"}} {
+		if _, err := git(dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := git(dir, "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[:40]
+}
+
+func TestCacheBase(t *testing.T) {
+	dir := indexProject(t)
+	if _, err := git(dir, "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	commit := commitAll(t, dir)
+	repo, err := gitblob.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := project.Options{DirName: "p"}
+	baseOpts := project.Options{DirName: "p", HashOnly: true}
+	state := filepath.Join(t.TempDir(), "base")
+	c := project.NewCache(os.DirFS(dir), "default.project.json", opts)
+	disk, err := c.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitFS := func() (fs.FS, *int) {
+		fsys, err := repo.CommitFS(commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		return countingFS{fsys, &n}, &n
+	}
+	check := func(what string, got *project.Project, src, wantSrc project.BaseSource, strip bool) {
+		t.Helper()
+		if src != wantSrc {
+			t.Errorf("%s: base from %s, want %s", what, src, wantSrc)
+		}
+		fsys, _ := commitFS()
+		want, wantErr := project.Load(fsys, "default.project.json", baseOpts)
+		if strip {
+			got = withoutSources(got)
+		}
+		sameLoad(t, what, got, nil, want, wantErr, nil)
+	}
+
+	// The commit holds the disk's files: the disk tree is the base.
+	fsys, reads := commitFS()
+	b, src, err := c.Base(fsys, commit, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != disk {
+		t.Errorf("the base is not the disk tree")
+	}
+	check("clean", b, src, project.BaseFromDisk, true)
+	if *reads != 0 {
+		t.Errorf("a clean base read %d files from git, want 0", *reads)
+	}
+
+	// Untracked clutter does not matter; an edited file does, and only it is
+	// read from git.
+	for name, data := range map[string]string{"src/README.md": "notes", "src/Note.txt": "edited\n"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Update([]string{"src/README.md", "src/Note.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, reads = commitFS()
+	b, src, err = c.Base(fsys, commit, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("one file edited", b, src, project.BaseFromCommit, false)
+	if *reads != 1 {
+		t.Errorf("the base read %d files from git, want 1 (the edited one)", *reads)
+	}
+
+	// Another process finds the base in the state dir.
+	c2 := project.NewCache(os.DirFS(dir), "default.project.json", opts)
+	fsys, reads = commitFS()
+	b, src, err = c2.Base(fsys, commit, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restart", b, src, project.BaseFromFile, false)
+	if *reads != 0 {
+		t.Errorf("a base from the state dir read %d files from git", *reads)
+	}
+
+	// A new commit of the disk state: the disk tree again.
+	commit = commitAll(t, dir)
+	fsys, _ = commitFS()
+	b, src, err = c.Base(fsys, commit, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after a commit", b, src, project.BaseFromDisk, true)
+
+	// A file the disk has and the commit has not (untracked, but loaded).
+	if err := os.WriteFile(filepath.Join(dir, "src", "New.luau"), []byte("return 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Update([]string{"src/New.luau"}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, _ = commitFS()
+	b, src, err = c.Base(fsys, commit, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("untracked script", b, src, project.BaseFromCommit, false)
+}
