@@ -65,7 +65,6 @@ func (a *app) runDemo(ctx context.Context, dir string) (err error) {
 	if err != nil {
 		return err
 	}
-	var loc *project.Location
 	if dir == "" {
 		d, mkErr := os.MkdirTemp("", "atlas-demo-*")
 		if mkErr != nil {
@@ -76,10 +75,10 @@ func (a *app) runDemo(ctx context.Context, dir string) (err error) {
 		// go (this runs after the host has closed). One that passes stays to be explored.
 		defer func() {
 			if err != nil {
-				os.RemoveAll(dir)
-				if loc != nil {
+				if loc, lerr := project.Locate(dir, "", repoRoot); lerr == nil {
 					os.RemoveAll(host.ProjectStateDir(stateDir, loc.File))
 				}
+				os.RemoveAll(dir)
 			}
 		}()
 	} else if !filepath.IsAbs(dir) {
@@ -95,23 +94,8 @@ func (a *app) runDemo(ctx context.Context, dir string) (err error) {
 			return errcode.Wrap(errcode.Internal, err, "write demo")
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "Initial project"}} {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=Atlas Demo", "-c", "user.email=demo@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return errcode.New(errcode.Internal, "git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	loc, err = project.Locate(dir, "", repoRoot)
+	h, logger, err := startDemoHost(ctx, dir, "Initial project", stateDir)
 	if err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "serve", Logger: logger})
-	if err != nil {
-		return err
-	}
-	if err := h.Start(ctx); err != nil {
 		return err
 	}
 	defer h.Close()
@@ -207,4 +191,31 @@ func movedPaths(v any) []string {
 		paths = append(paths, m.Path)
 	}
 	return paths
+}
+
+// startDemoHost commits the demo project in dir as a new git repository (with its
+// own identity, whatever the machine's git configuration) and starts a host for
+// it, logging nowhere: the demo prints its own steps.
+func startDemoHost(ctx context.Context, dir, message, stateDir string) (*host.Host, *slog.Logger, error) {
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", message}} {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=Atlas Demo", "-c", "user.email=demo@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, nil, errcode.New(errcode.Internal, "git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	loc, err := project.Locate(dir, "", repoRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "serve", Logger: logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := h.Start(ctx); err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	return h, logger, nil
 }

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
-	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/project/syncback"
 )
 
@@ -57,23 +53,8 @@ func (a *app) runPlaceDemo(ctx context.Context, place, dir string) error {
 		return err
 	}
 	printInit(w, d)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "Extracted from " + filepath.Base(place)}} {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=Atlas Demo", "-c", "user.email=demo@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return errcode.New(errcode.Internal, "git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	loc, err := project.Locate(dir, "", repoRoot)
+	h, logger, err := startDemoHost(ctx, dir, "Extracted from "+filepath.Base(place), stateDir)
 	if err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: 0, Version: Version, Kind: "serve", Logger: logger})
-	if err != nil {
-		return err
-	}
-	if err := h.Start(ctx); err != nil {
 		return err
 	}
 	defer h.Close()
