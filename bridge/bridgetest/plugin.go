@@ -27,8 +27,8 @@ type Plugin struct {
 	PluginVersion string // default "0.0.0-test"
 	// Context is sent in hello: "" or "edit", or "server"/"client" for a
 	// playtest's DataModel, which also says readOnly.
-	Context string
-	Protocol      int    // default 1; set another to test a refused hello
+	Context  string
+	Protocol int // default 1; set another to test a refused hello
 
 	// Exec runs the code of an exec request. Nil answers success with no output.
 	Exec func(code string) (any, error)
