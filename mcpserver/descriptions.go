@@ -40,8 +40,12 @@ expectedProperties no longer hold leaves its change unresolved. Statuses: succes
 fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
 
 const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed
-(print, warn, error) and returned. A script error is returned as data (success: false), not as a
-tool failure. It can change the place: prefer sync for edits that belong in git.`
+(print, warn, error) and returned: returns[] as tostring text, values[] in the tagged encoding
+({"Vector3":[0,5,0]}, {"Float64":2}, null for a table, function or Instance). A script error is
+returned as data (success: false), not as a tool failure. Calls on one session take turns. It can
+change the place: prefer sync for edits that belong in git. To read properties, prefer
+studio_query. Targets the edit session unless sessionId or context (server, client: a running
+playtest, read-only for sync) names another.`
 
 const descStatus = `Show the Atlas host, the project, and the connected Studio sessions (id, placeId,
 placeName), plus open transactions. Read-only. Use a session id with other tools when several Studio
