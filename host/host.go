@@ -76,6 +76,7 @@ type Host struct {
 	places *places
 	fold   caseFolding
 	execs  execTurns
+	ids    queriedIDs
 
 	// ctx is the host's lifetime, set by Start and cancelled by Close: the work the
 	// host does on its own (recovery, prewarm) runs under it.

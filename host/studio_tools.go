@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -168,8 +169,52 @@ func (h *Host) Query(ctx context.Context, req QueryRequest) (*QueryData, error) 
 	if len(names) > 0 {
 		parent = &parentID
 	}
-	flatten(res.Instance, id, parent, strings.Join(names, "/"), 0, req, &d.Instances)
+	at := where{names: names, ords: fullOrdinals(names, ords)}
+	flatten(res.Instance, id, parent, at, 0, req, &d.Instances, h.ids.put)
 	return d, nil
+}
+
+// where is an instance's path and, for each name, its ordinal among same-named
+// siblings.
+type where struct {
+	names []string
+	ords  []int
+}
+
+func (w where) child(name string, ordinal int) where {
+	return where{names: append(slices.Clone(w.names), name), ords: append(slices.Clone(w.ords), ordinal)}
+}
+
+func fullOrdinals(names []string, ords []int) []int {
+	out := make([]int, len(names))
+	copy(out, ords)
+	return out
+}
+
+// queriedIDs remembers where the instances a query returned are, so that a later
+// query can name them by id even when neither disk nor the base has them. It is
+// bounded: past maxQueried ids it starts again.
+type queriedIDs struct {
+	mu sync.Mutex
+	m  map[string]where
+}
+
+const maxQueried = 50000
+
+func (q *queriedIDs) put(id string, w where) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.m == nil || len(q.m) >= maxQueried {
+		q.m = map[string]where{}
+	}
+	q.m[id] = w
+}
+
+func (q *queriedIDs) get(id string) ([]string, []int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w, ok := q.m[id]
+	return w.names, w.ords, ok
 }
 
 // queryTarget returns the path and ordinals of the instance a query names.
@@ -183,6 +228,9 @@ func (h *Host) queryTarget(ctx context.Context, s *bridge.Session, req QueryRequ
 	}
 	if req.ID == dom.RootID {
 		return []string{}, nil, nil
+	}
+	if names, ords, ok := h.ids.get(req.ID); ok {
+		return names, ords, nil
 	}
 	disk, err := h.loadDisk()
 	if err != nil {
@@ -255,12 +303,14 @@ func pathIDs(names []string, ords []int) (parent, id string) {
 	return parent, id
 }
 
-// flatten appends n and its descendants to out, parents first.
-func flatten(n *protocol.QueryNode, id string, parent *string, path string, depth int, req QueryRequest, out *[]QueryNode) {
+// flatten appends n and its descendants to out, parents first, and tells remember
+// where each instance returned or listed is.
+func flatten(n *protocol.QueryNode, id string, parent *string, at where, depth int, req QueryRequest, out *[]QueryNode, remember func(string, where)) {
 	if n == nil {
 		return
 	}
-	q := QueryNode{ID: id, ParentID: parent, Path: path, Name: n.Name, ClassName: n.ClassName, Depth: depth,
+	remember(id, at)
+	q := QueryNode{ID: id, ParentID: parent, Path: strings.Join(at.names, "/"), Name: n.Name, ClassName: n.ClassName, Depth: depth,
 		ChildCount: n.ChildCount, Unreadable: n.Unreadable, Tags: n.Tags}
 	if req.Properties == nil || len(req.Properties) > 0 {
 		q.Properties = map[string]dom.Tagged{}
@@ -293,6 +343,7 @@ func flatten(n *protocol.QueryNode, id string, parent *string, path string, dept
 	ids := make([]string, len(n.Children))
 	for i, c := range n.Children {
 		ids[i] = dom.ChildID(id, c.Name, c.Ordinal)
+		remember(ids[i], at.child(c.Name, c.Ordinal))
 	}
 	for _, name := range n.Duplicates {
 		dup := DuplicateName{Name: name, IDs: []string{}}
@@ -312,11 +363,7 @@ func flatten(n *protocol.QueryNode, id string, parent *string, path string, dept
 		return
 	}
 	for i, c := range n.Children {
-		p := c.Name
-		if path != "" {
-			p = path + "/" + c.Name
-		}
-		flatten(c, ids[i], &q.ID, p, depth+1, req, out)
+		flatten(c, ids[i], &q.ID, at.child(c.Name, c.Ordinal), depth+1, req, out, remember)
 	}
 }
 
