@@ -39,7 +39,8 @@ import (
 const e2eWait = 45 * time.Second
 
 // mcpTools are the tools `atlas mcp` serves (ARCHITECTURE §6).
-var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan", "sync_recover"}
+var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_logs", "studio_query", "studio_state", "studio_status",
+	"sync_apply", "sync_plan", "sync_recover", "sync_undo"}
 
 // mcpProject is the committed project of these tests.
 var mcpProject = map[string]string{
@@ -761,6 +762,7 @@ func (x *e2e) testHostWithEmulator(t *testing.T) {
 	if !res.OK || p.Summary.Total != 0 || len(p.Changes) != 0 || p.ConfirmToken == "" {
 		t.Fatalf("sync_plan on an untouched project: %s", res.Data)
 	}
+	x.checkStudioTools(t, cs)
 
 	// Closing stdin ends atlas mcp (and its emulator) cleanly, without a signal.
 	start := time.Now()
@@ -1118,6 +1120,38 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 			Status string `json:"status"`
 			Mode   string `json:"mode"`
 		} `json:"atlasSync"`
+		Query struct {
+			Path       string                     `json:"path"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"query"`
+		RunValues []json.RawMessage `json:"runValues"`
+		Logs      []string          `json:"logs"`
+		State     struct {
+			RunMode  string   `json:"runMode"`
+			Contexts []string `json:"contexts"`
+		} `json:"state"`
+		Resources         []string `json:"resources"`
+		ResourceTemplates []string `json:"resourceTemplates"`
+		Transactions      []struct {
+			TxID   string         `json:"txId"`
+			State  string         `json:"state"`
+			Counts map[string]int `json:"counts"`
+		} `json:"transactions"`
+		Transaction struct {
+			Changes   []string `json:"changes"`
+			Files     []string `json:"files"`
+			StudioOps int      `json:"studioOps"`
+			Outcome   struct {
+				State string `json:"state"`
+				Open  bool   `json:"open"`
+			} `json:"outcome"`
+		} `json:"transaction"`
+		StatusSessions int `json:"statusSessions"`
+		Undone         struct {
+			TxID      string `json:"txId"`
+			StudioOps int    `json:"studioOps"`
+		} `json:"undone"`
+		StateAfterUndo string `json:"stateAfterUndo"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("ts-sdk-client report: %v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -1152,6 +1186,37 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 	}
 	if rep.AtlasSync.Status != "empty" || rep.AtlasSync.Mode != "standard" {
 		t.Errorf("atlas_sync {} after apply: %+v", rep.AtlasSync)
+	}
+	if rep.Query.Path != "ServerScriptService/Main" || string(rep.Query.Properties["Disabled"]) != `{"Bool":false}` {
+		t.Errorf("studio_query: %+v", rep.Query)
+	}
+	if len(rep.RunValues) != 1 || string(rep.RunValues[0]) != `{"Vector3":[0,5,0]}` {
+		t.Errorf("run_code values: %s", rep.RunValues)
+	}
+	if !slices.Equal(rep.Logs, []string{"from-ts-sdk"}) {
+		t.Errorf("studio_logs: %v", rep.Logs)
+	}
+	if rep.State.RunMode != "Edit" || !slices.Equal(rep.State.Contexts, []string{"edit"}) {
+		t.Errorf("studio_state: %+v", rep.State)
+	}
+	if !slices.Equal(rep.Resources, []string{"atlas://status", "atlas://transactions"}) || !slices.Equal(rep.ResourceTemplates, []string{"atlas://transactions/{id}"}) {
+		t.Errorf("resources %v, templates %v", rep.Resources, rep.ResourceTemplates)
+	}
+	applied := ""
+	if len(rep.Transactions) > 0 {
+		applied = rep.Transactions[0].TxID
+	}
+	if len(rep.Transactions) != 1 || rep.Transactions[0].State != "committed" || rep.Transactions[0].Counts["studioOps"] != 1 || rep.Transactions[0].Counts["changes"] != 1 {
+		t.Errorf("atlas://transactions: %+v", rep.Transactions)
+	}
+	if !slices.Equal(rep.Transaction.Changes, []string{c.ID}) || rep.Transaction.StudioOps != 1 || rep.Transaction.Outcome.State != "committed" || rep.Transaction.Outcome.Open {
+		t.Errorf("atlas://transactions/{id}: %+v", rep.Transaction)
+	}
+	if rep.StatusSessions != 1 {
+		t.Errorf("atlas://status: %d sessions", rep.StatusSessions)
+	}
+	if rep.Undone.TxID != applied || rep.Undone.StudioOps != 1 || rep.StateAfterUndo != "undone" {
+		t.Errorf("sync_undo: %+v, then %s", rep.Undone, rep.StateAfterUndo)
 	}
 }
 
@@ -1325,5 +1390,58 @@ func (x *e2e) testProtocolRobustness(t *testing.T) {
 		}
 	case <-time.After(e2eWait):
 		t.Fatalf("atlas mcp did not exit after stdin closed\n%s", stderr.String())
+	}
+}
+
+// checkStudioTools calls the Studio inspection tools and reads the resources with the
+// go-sdk client, against the emulated Studio.
+func (x *e2e) checkStudioTools(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	res := callTool(t, cs, "run_code", map[string]any{"code": `print("go-sdk-line") return Vector3.new(1, 2, 3), {}`})
+	var ex struct {
+		Values []json.RawMessage `json:"values"`
+	}
+	if err := json.Unmarshal(res.Data, &ex); err != nil || len(ex.Values) != 2 || string(ex.Values[0]) != `{"Vector3":[1,2,3]}` || string(ex.Values[1]) != "null" {
+		t.Fatalf("run_code values: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_query", map[string]any{"path": "ReplicatedStorage/Shared/Util", "properties": []string{"Name"}})
+	if !res.OK || !strings.Contains(string(res.Data), `"Name":{"String":"Util"}`) {
+		t.Fatalf("studio_query: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_query", map[string]any{"path": "ReplicatedStorage/Nope"})
+	if res.OK || res.Errors[0].Code != "E_NOT_FOUND" || res.Errors[0].Details["nearest"] != "ReplicatedStorage" {
+		t.Fatalf("studio_query of a missing path: %+v", res)
+	}
+	res = callTool(t, cs, "studio_logs", map[string]any{"count": 1})
+	if !res.OK || !strings.Contains(string(res.Data), `"text":"go-sdk-line"`) {
+		t.Fatalf("studio_logs: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_state", map[string]any{})
+	if !res.OK || !strings.Contains(string(res.Data), `"runMode":"Edit"`) {
+		t.Fatalf("studio_state: %s", res.Data)
+	}
+	res = callTool(t, cs, "sync_undo", map[string]any{"yes": true})
+	if res.OK || res.Errors[0].Details["reasonCode"] != "nothing_to_undo" {
+		t.Fatalf("sync_undo with nothing applied: %+v", res)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 2 {
+		t.Fatalf("resources/list: %v %+v", err, list)
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "atlas://transactions/{id}" {
+		t.Fatalf("resources/templates/list: %v %+v", err, templates)
+	}
+	for uri, want := range map[string]string{"atlas://status": `"sessions":[{`, "atlas://transactions": `"transactions":[]`} {
+		r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(r.Contents) != 1 || r.Contents[0].MIMEType != "application/json" || !strings.Contains(r.Contents[0].Text, want) {
+			t.Fatalf("read %s: %v %+v", uri, err, r)
+		}
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "atlas://transactions/nope"}); err == nil {
+		t.Fatal("read of an unknown transaction succeeded")
 	}
 }
