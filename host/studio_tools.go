@@ -97,9 +97,10 @@ type DuplicateName struct {
 // the properties asked that the instance's class does not have, or that Studio
 // would not read.
 type QueryNode struct {
-	ID         string                `json:"id"`
-	ParentID   *string               `json:"parentId"`
-	Path       string                `json:"path"`
+	ID       string  `json:"id"`
+	ParentID *string `json:"parentId"`
+	// Path is the names from game joined with "/"; absent for game itself.
+	Path       string                `json:"path,omitempty"`
 	Name       string                `json:"name"`
 	ClassName  string                `json:"className"`
 	Depth      int                   `json:"depth"`
@@ -257,9 +258,13 @@ func (h *Host) queryRefusal(err error, names []string, ords []int) error {
 	case ce.Code == errcode.NotFound:
 		nearest := namesDetail(ce.Details["nearest"])
 		_, id := pathIDs(nearest, ords)
+		var at any // null: game itself is the nearest
+		if len(nearest) > 0 {
+			at = strings.Join(nearest, "/")
+		}
 		ce.Reason(errcode.ReasonNotFound, errcode.NextFixRequest).
 			With("path", strings.Join(names, "/")).
-			With("nearest", strings.Join(nearest, "/")).With("nearestId", id)
+			With("nearest", at).With("nearestId", id)
 	case ce.Code == errcode.BadRequest && ce.Details["duplicates"] != nil:
 		prefix := namesDetail(ce.Details["at"])
 		count, _ := ce.Details["duplicates"].(float64)

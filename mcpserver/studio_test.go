@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/protocol"
 )
@@ -197,5 +199,29 @@ func TestSyncUndoAndTransactionResources(t *testing.T) {
 	_, u = call(t, cs, "sync_undo", map[string]any{"yes": true})
 	if code(u) == "" || u.Errors[0].Details["reasonCode"] != "nothing_to_undo" {
 		t.Fatalf("a second undo: %+v", u.Errors)
+	}
+}
+
+// game itself: no path, and a missing service's nearest instance is game (null).
+func TestStudioQueryOfGame(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method != protocol.MethodQuery {
+			return nil, nil, false
+		}
+		var p protocol.QueryParams
+		json.Unmarshal(params, &p)
+		if len(p.Path) > 0 {
+			return nil, &errcode.Error{Code: errcode.NotFound, Message: "no instance", Details: map[string]any{"nearest": []string{}, "missing": p.Path[0]}}, true
+		}
+		return protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Game", ClassName: "DataModel", ChildCount: 1}}, nil, true
+	}
+	_, q := call(t, cs, "studio_query", map[string]any{"path": ""})
+	if !q.OK || strings.Contains(string(q.Data), `"path"`) || !strings.Contains(string(q.Data), `"parentId":null`) {
+		t.Fatalf("studio_query of game: %s %+v", q.Data, q.Errors)
+	}
+	_, m := call(t, cs, "studio_query", map[string]any{"path": "Nope"})
+	if code(m) != "E_NOT_FOUND" || m.Errors[0].Details["nearest"] != nil || m.Errors[0].Details["nearestId"] != dom.RootID {
+		t.Fatalf("missing service: %+v", m.Errors)
 	}
 }
