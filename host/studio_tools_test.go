@@ -371,6 +371,34 @@ func TestStudioToolsWithTheEmulator(t *testing.T) {
 	if d, err := h.Plan(ctx, host.PlanRequest{}); err != nil || d.Session.Context != "edit" {
 		t.Fatalf("plan while playing: %v", err)
 	}
+
+	// The playtest paused: Studio's run mode says so; and it ends: Edit again.
+	emu.Stop()
+	for len(h.Bridge().Sessions()) != 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	pf.Paused = true
+	if err := host.WritePlace(placePath, pf); err != nil {
+		t.Fatal(err)
+	}
+	paused, err := host.StartEmulator(sctx, host.EmulatorOptions{PluginDir: emulatorPluginDir(t), URL: h.PluginURL(), Place: placePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { paused.Stop() })
+	for len(h.Bridge().Sessions()) < 2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st, err = h.State(ctx, host.StateRequest{}); err != nil || st.RunMode != host.RunPaused {
+		t.Fatalf("state while paused: %+v %v", st, err)
+	}
+	paused.Stop()
+	for len(h.Bridge().Sessions()) != 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st, err = h.State(ctx, host.StateRequest{}); err != nil || st.RunMode != host.RunEdit {
+		t.Fatalf("state after the playtest: %+v %v", st, err)
+	}
 }
 
 func findNode(n *host.PlaceNode, name string) *host.PlaceNode {
