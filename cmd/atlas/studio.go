@@ -87,8 +87,11 @@ func (a *app) studioInspectCommands() []*cli.Command {
 				req := host.QueryRequest{SessionID: c.String("session"), Context: c.String("context"), Path: c.Args().First(), ID: c.String("id"),
 					Depth: int(c.Int("depth")), Properties: c.StringSlice("property"), Attributes: c.Bool("attributes"), Tags: c.Bool("tags"),
 					Children: c.Bool("children"), ListServices: c.Bool("services")}
-				if c.Bool("no-properties") {
+				switch {
+				case c.Bool("no-properties"):
 					req.Properties = []string{}
+				case !c.IsSet("property"):
+					req.Properties = nil // every readable property
 				}
 				return runQuery(ctx, &queryOptions{IO: a.io, JSON: a.jsonMode, Req: req}, a.engine(c))
 			}),
