@@ -341,19 +341,15 @@ func flatten(n *protocol.QueryNode, id string, parent *string, at where, depth i
 	if req.Tags && q.Tags == nil {
 		q.Tags = []string{}
 	}
-	count := map[string]int{}
-	for _, c := range n.Children {
-		count[c.Name]++
-	}
 	ids := make([]string, len(n.Children))
 	for i, c := range n.Children {
 		ids[i] = dom.ChildID(id, c.Name, c.Ordinal)
 		remember(ids[i], at.child(c.Name, c.Ordinal))
 	}
-	for _, name := range n.Duplicates {
-		dup := DuplicateName{Name: name, IDs: []string{}}
-		for k := range max(count[name], 2) {
-			dup.IDs = append(dup.IDs, dom.ChildID(id, name, k))
+	for _, d := range n.Duplicates {
+		dup := DuplicateName{Name: d.Name, IDs: []string{}}
+		for k := range d.Count {
+			dup.IDs = append(dup.IDs, dom.ChildID(id, d.Name, k))
 		}
 		q.Duplicates = append(q.Duplicates, dup)
 	}

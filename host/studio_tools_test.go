@@ -228,7 +228,8 @@ func TestStudioToolsWithTheEmulator(t *testing.T) {
 		part := &host.PlaceNode{Name: "Block", ClassName: "Part", Properties: dom.Properties{"Size": dom.Vector3{2, 4, 6}}, Children: []*host.PlaceNode{}}
 		dup1 := &host.PlaceNode{Name: "Twin", ClassName: "Folder", Properties: dom.Properties{}, Children: []*host.PlaceNode{}}
 		dup2 := &host.PlaceNode{Name: "Twin", ClassName: "Model", Properties: dom.Properties{}, Children: []*host.PlaceNode{}}
-		ws.Children = append(ws.Children, part, dup1, dup2)
+		dup3 := &host.PlaceNode{Name: "Twin", ClassName: "Folder", Properties: dom.Properties{}, Children: []*host.PlaceNode{}}
+		ws.Children = append(ws.Children, part, dup1, dup2, dup3)
 	})
 	h := env.host
 	ctx := context.Background()
@@ -264,11 +265,11 @@ func TestStudioToolsWithTheEmulator(t *testing.T) {
 	}
 
 	// Workspace's children: the twins reported with their ids, a path through them refused.
-	w, err := h.Query(ctx, host.QueryRequest{Path: "Workspace", Properties: []string{}, Children: true})
+	w, err := h.Query(ctx, host.QueryRequest{Path: "Workspace", Properties: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Instances[0].Duplicates) != 1 || w.Instances[0].Duplicates[0].Name != "Twin" || len(w.Instances[0].Duplicates[0].IDs) != 2 {
+	if len(w.Instances[0].Duplicates) != 1 || w.Instances[0].Duplicates[0].Name != "Twin" || len(w.Instances[0].Duplicates[0].IDs) != 3 {
 		t.Fatalf("duplicates %+v", w.Instances[0].Duplicates)
 	}
 	_, err = h.Query(ctx, host.QueryRequest{Path: "Workspace/Twin"})

@@ -24,7 +24,7 @@ func studioHook(context_ string) func(method string, params json.RawMessage) (an
 		case protocol.MethodQuery:
 			return protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Block", ClassName: "Part", ChildCount: 2,
 				Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[1,2,3]}`)}, Unreadable: []string{"Nope"},
-				Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []string{"Twin"},
+				Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []protocol.Duplicate{{Name: "Twin", Count: 2}},
 				Children: []*protocol.QueryNode{{Name: "Twin", ClassName: "Folder"}, {Name: "Twin", ClassName: "Folder", Ordinal: 1}}},
 				Services: []protocol.QueryService{{Name: "Workspace", ClassName: "Workspace"}}}, nil, true
 		case protocol.MethodLogs:

@@ -102,7 +102,7 @@ func messages() []struct {
 		{"query-params", protocol.QueryParams{Path: []string{"Workspace", "Q"}, Ordinals: []int{0, 1}, Depth: 1, Children: true, Attributes: true, Tags: true,
 			Properties: map[string]map[string]string{"Part": {"Size": "Vector3", "Material": "Enum:Material"}}, ListServices: true, MaxNodes: 2000}},
 		{"query-result", protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Q", ClassName: "Folder", Ordinal: 1, ChildCount: 2,
-			Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []string{"Dup"},
+			Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []protocol.Duplicate{{Name: "Dup", Count: 2}},
 			Children: []*protocol.QueryNode{
 				{Name: "Dup", ClassName: "Part", ChildCount: 0, Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[1,2,3]}`)}, Unreadable: []string{"Nope"}},
 				{Name: "Dup", ClassName: "Part", Ordinal: 1, ChildCount: 0, Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[4,1,2]}`)}},

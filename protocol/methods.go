@@ -278,7 +278,7 @@ type QueryParams struct {
 // QueryNode is one instance a query returns. Ordinal is its index among its
 // same-named siblings (0 for the first, in GetChildren order). Properties holds
 // tagged values; Unreadable names the asked properties Studio would not read.
-// Duplicates names the children that share their name with a sibling. Children is
+// Duplicates names the children that share their name with a sibling, and how many. Children is
 // absent below the depth asked unless Children listed them (without properties).
 type QueryNode struct {
 	Name        string       `json:"name"`
@@ -289,9 +289,15 @@ type QueryNode struct {
 	Unreadable  []string     `json:"unreadable,omitempty"`
 	Attributes  Values       `json:"attributes,omitempty"`
 	Tags        []string     `json:"tags,omitempty"`
-	Duplicates  []string     `json:"duplicates,omitempty"`
+	Duplicates  []Duplicate  `json:"duplicates,omitempty"`
 	Children    []*QueryNode `json:"children,omitempty"`
 	ChildrenCut bool         `json:"childrenCut,omitempty"`
+}
+
+// Duplicate is a name Count children share.
+type Duplicate struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
 }
 
 // QueryService is one of game's services, for ListServices.

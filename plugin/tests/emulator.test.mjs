@@ -413,7 +413,7 @@ export async function runEmulatorTests() {
       assertEqual(q.properties, { Name: { String: 'Q' } }, 'folder properties');
       assertEqual(q.attributes, { Speed: { Float64: 5 } }, 'attributes');
       assertEqual(q.tags, ['Hot'], 'tags');
-      assertEqual(q.duplicates, ['Dup'], 'duplicate names');
+      assertEqual(q.duplicates, [{ name: 'Dup', count: 2 }], 'duplicate names');
       assertEqual(q.children.map((c) => [c.name, c.ordinal]), [['Dup', 0], ['Dup', 1], ['One', 0]], 'children and ordinals');
       const one = q.children[2];
       assertEqual(one.properties, { Size: { Vector3: [1, 2, 3] }, Anchored: { Bool: false } }, 'typed values');
