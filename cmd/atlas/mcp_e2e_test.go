@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 )
 
@@ -763,6 +764,7 @@ func (x *e2e) testHostWithEmulator(t *testing.T) {
 		t.Fatalf("sync_plan on an untouched project: %s", res.Data)
 	}
 	x.checkStudioTools(t, cs)
+	x.checkPlaytest(t, cs)
 
 	// Closing stdin ends atlas mcp (and its emulator) cleanly, without a signal.
 	start := time.Now()
@@ -1443,5 +1445,73 @@ func (x *e2e) checkStudioTools(t *testing.T, cs *mcp.ClientSession) {
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "atlas://transactions/nope"}); err == nil {
 		t.Fatal("read of an unknown transaction succeeded")
+	}
+}
+
+// checkPlaytest connects a playtest's server (a second emulator, context "server") to
+// the host atlas mcp runs: studio_state says Studio is playing, run_code and
+// studio_logs reach the server by context, and sync refuses it.
+func (x *e2e) checkPlaytest(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	var st struct {
+		Host struct {
+			Port int `json:"port"`
+		} `json:"host"`
+	}
+	if err := json.Unmarshal(callTool(t, cs, "studio_status", map[string]any{}).Data, &st); err != nil || st.Host.Port == 0 {
+		t.Fatalf("studio_status: %v", err)
+	}
+	place := filepath.Join(t.TempDir(), "server.json")
+	pf := &host.PlaceFile{PlaceName: "Game", Context: "server", Root: &host.PlaceNode{Name: "Game", ClassName: "DataModel", Children: []*host.PlaceNode{}}}
+	if err := host.WritePlace(place, pf); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: x.pluginDir, URL: fmt.Sprintf("ws://127.0.0.1:%d/plugin", st.Host.Port), Place: place})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Stop()
+	var state struct {
+		RunMode  string `json:"runMode"`
+		Sessions []struct {
+			ID       string `json:"id"`
+			Context  string `json:"context"`
+			ReadOnly bool   `json:"readOnly"`
+		} `json:"sessions"`
+	}
+	for deadline := time.Now().Add(e2eWait); ; time.Sleep(100 * time.Millisecond) {
+		if err := json.Unmarshal(callTool(t, cs, "studio_state", map[string]any{}).Data, &state); err != nil {
+			t.Fatal(err)
+		}
+		if len(state.Sessions) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	server := ""
+	for _, s := range state.Sessions {
+		if s.Context == "server" && s.ReadOnly {
+			server = s.ID
+		}
+	}
+	if state.RunMode != "Play" || server == "" {
+		t.Fatalf("studio_state while a playtest runs: %+v", state)
+	}
+	res := callTool(t, cs, "run_code", map[string]any{"context": "server", "code": `print("server-line") return game:GetService("RunService"):IsServer()`})
+	if !res.OK || !strings.Contains(string(res.Data), `"values":[{"Bool":true}]`) || !strings.Contains(string(res.Data), `"context":"server"`) {
+		t.Fatalf("run_code on the server: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_logs", map[string]any{"sessionId": server, "count": 1})
+	if !res.OK || !strings.Contains(string(res.Data), `"text":"server-line"`) {
+		t.Fatalf("studio_logs of the server: %s", res.Data)
+	}
+	res = callTool(t, cs, "sync_plan", map[string]any{"sessionId": server})
+	if res.OK || res.Errors[0].Code != "E_STUDIO_READ_ONLY" {
+		t.Fatalf("sync_plan on the server: %+v", res.Errors)
+	}
+	res = callTool(t, cs, "sync_plan", map[string]any{})
+	if !res.OK {
+		t.Fatalf("sync_plan while playing: %+v", res.Errors)
 	}
 }
