@@ -4,7 +4,11 @@ const instructions = `Atlas keeps a Roblox Studio place and a Rojo project in gi
 Workflow: sync_plan (read-only: every difference, with a confirmToken) → inspect the changes →
 for a conflict, get_script to read Studio's version and merge → sync_apply with yes:true, the
 token, and overrides that carry the studioHash you saw. Nothing is written without proof that it
-overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.`
+overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.
+To look into Studio: studio_state (run mode, sessions), studio_query (an instance's properties as
+tagged values, attributes, tags, children), studio_logs (the Output log); run_code for the rest.
+A running playtest's server and client are read-only sessions: name them with context or sessionId.
+sync_undo reverts a transaction; the resource atlas://transactions lists them.`
 
 const descPlan = `Plan a sync between the project on disk and the place in Roblox Studio. Read-only.
 Returns every difference (changes[]: id, path, className, patchType Add|Edit|Remove from disk to
