@@ -82,3 +82,30 @@ func (s *Session) MarkPlace(ctx context.Context, marker string) (*protocol.MarkP
 	}
 	return &res, nil
 }
+
+// Query reads one instance (and what it was asked of its descendants).
+func (s *Session) Query(ctx context.Context, p protocol.QueryParams) (*protocol.QueryResult, error) {
+	var res protocol.QueryResult
+	if err := s.Call(ctx, protocol.MethodQuery, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Logs reads the plugin's buffer of Output messages.
+func (s *Session) Logs(ctx context.Context, p protocol.LogsParams) (*protocol.LogsResult, error) {
+	var res protocol.LogsResult
+	if err := s.Call(ctx, protocol.MethodLogs, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// State asks Studio's run mode and place.
+func (s *Session) State(ctx context.Context) (*protocol.StateResult, error) {
+	var res protocol.StateResult
+	if err := s.Call(ctx, protocol.MethodState, nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

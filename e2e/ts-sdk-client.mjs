@@ -5,7 +5,8 @@
 //   node ts-sdk-client.mjs ATLAS_BINARY PROJECT_DIR
 //
 // It lists the tools, then plans, reads the changed script in Studio, and applies
-// with an override carrying the studioHash it read. The SDK validates every
+// with an override carrying the studioHash it read; then it queries Studio, reads the
+// Output log and the run mode, reads the journal's resources, and undoes the apply. The SDK validates every
 // structuredContent against the tool's outputSchema (it rejects the call
 // otherwise); the validator is wrapped to count that it ran. The report goes to
 // stdout as one JSON object; any failure exits 1 with the reason on stderr.
@@ -122,6 +123,39 @@ try {
   report.studioSourceAfter = after.data.source;
   const sync = await call("atlas_sync", {});
   report.atlasSync = { status: sync.data.status, mode: sync.data.mode };
+
+  // The Studio inspection tools: typed values, the Output log, the run mode.
+  const query = await call("studio_query", { path: "ServerScriptService/Main", properties: ["Disabled"], children: true });
+  if (!query.ok || query.data.instances[0].className !== "Script") fail(`studio_query: ${JSON.stringify(query)}`);
+  report.query = query.data.instances[0];
+  const ran = await call("run_code", { code: 'print("from-ts-sdk") return Vector3.new(0, 5, 0)' });
+  report.runValues = ran.data.values;
+  const logs = await call("studio_logs", { count: 1 });
+  report.logs = logs.data.entries.map((e) => e.text);
+  const state = await call("studio_state", {});
+  report.state = { runMode: state.data.runMode, contexts: state.data.sessions.map((s) => s.context) };
+
+  // The journal as resources, then sync_undo of the apply above.
+  const { resources } = await client.listResources();
+  report.resources = resources.map((r) => r.uri).sort();
+  const { resourceTemplates } = await client.listResourceTemplates();
+  report.resourceTemplates = resourceTemplates.map((r) => r.uriTemplate);
+  const read = async (uri) => {
+    const r = await client.readResource({ uri });
+    if (r.contents.length !== 1 || r.contents[0].mimeType !== "application/json") fail(`${uri}: ${JSON.stringify(r)}`);
+    return JSON.parse(r.contents[0].text);
+  };
+  const txs = await read("atlas://transactions");
+  report.transactions = txs.data.transactions.map((t) => ({ txId: t.txId, state: t.state, counts: t.counts }));
+  const tx = await read(`atlas://transactions/${applied.data.txId}`);
+  report.transaction = { changes: tx.data.changes.map((c) => c.id), files: tx.data.files.map((f) => f.path), studioOps: tx.data.studioOps.length, outcome: tx.data.outcome };
+  const status = await read("atlas://status");
+  report.statusSessions = status.data.sessions.length;
+  const undone = await call("sync_undo", { txId: applied.data.txId, yes: true });
+  if (!undone.ok) fail(`sync_undo: ${JSON.stringify(undone)}`);
+  report.undone = { txId: undone.data.txId, studioOps: undone.data.studioOps };
+  const afterUndo = await read(`atlas://transactions/${applied.data.txId}`);
+  report.stateAfterUndo = afterUndo.data.state;
 
   report.validated = validator.validated;
   if (report.validated !== report.calls.length) fail(`the SDK validated ${report.validated} of ${report.calls.length} results`);

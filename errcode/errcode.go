@@ -44,6 +44,9 @@ const (
 	// reasonCode is "disk_full". Nothing was lost: what could not be written is
 	// still where it was, and the operation can be retried once space is freed.
 	DiskFull Code = "E_DISK_FULL"
+	// StudioReadOnly: a sync, apply or undo named a playtest's session (context
+	// server or client), which Atlas only reads (query, logs, run_code).
+	StudioReadOnly Code = "E_STUDIO_READ_ONLY"
 )
 
 // Error is an error with a stable code, a human message and machine-readable details.

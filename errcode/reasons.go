@@ -200,6 +200,17 @@ const (
 	ReasonSessionNotConnected Reason = "session_not_connected"
 	// ReasonSeveralSessions: several sessions are connected (said by the bridge).
 	ReasonSeveralSessions Reason = "several_sessions"
+	// ReasonNoSessionInContext: no session of the context asked (edit by default;
+	// server or client when named) is connected; details.sessions lists those that are.
+	ReasonNoSessionInContext Reason = "no_session_in_context"
+	// ReasonSessionContextMismatch: the session named by id is not in the context
+	// named with it.
+	ReasonSessionContextMismatch Reason = "session_context_mismatch"
+	// ReasonReadOnlySession: a sync, apply or undo named a playtest's session.
+	ReasonReadOnlySession Reason = "read_only_session"
+	// ReasonDuplicatePath: a path names an instance through same-named siblings;
+	// details.duplicates lists them with their ids.
+	ReasonDuplicatePath Reason = "duplicate_path"
 	// ReasonStudioDisconnected: the Studio session ended during the request.
 	ReasonStudioDisconnected Reason = "studio_disconnected"
 	// ReasonPayloadTooLarge: a request or a plugin frame is over its size limit.

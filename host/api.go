@@ -52,6 +52,11 @@ var (
 	callUndo    = apiCall{"undo", CommandUndo}
 	callReview  = apiCall{"review", CommandReview}
 	callRecover = apiCall{"recover", CommandRecover}
+	callQuery   = apiCall{"query", CommandQuery}
+	callLogs    = apiCall{"logs", CommandLogs}
+	callState   = apiCall{"state", CommandState}
+	callTxs     = apiCall{"transactions", CommandTransactions}
+	callTx      = apiCall{"transaction", CommandTransaction}
 )
 
 // routes serves the local API: POST /api/v1/<call> with a JSON body, answered with
@@ -161,6 +166,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 		}
 		return d, warnings, nil
 	})
+	h.studioRoutes(handle)
 	handle(callReview.route, callReview.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ReviewRequest
 		if err := decode(body, &req); err != nil {

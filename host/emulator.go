@@ -36,6 +36,13 @@ type PlaceFile struct {
 	Root      *PlaceNode                   `json:"root"`
 	Drafts    map[string]string            `json:"drafts,omitempty"`
 	Enums     map[string]map[string]uint32 `json:"enums,omitempty"`
+	// Context makes the emulator a playtest's "server" or "client" DataModel
+	// (read-only; "" is edit); RunMode and Paused are Studio's Run mode and a
+	// paused simulation; GameID is game.GameId.
+	Context string `json:"context,omitempty"`
+	RunMode bool   `json:"runMode,omitempty"`
+	Paused  bool   `json:"paused,omitempty"`
+	GameID  int64  `json:"gameId,omitempty"`
 }
 
 // PlaceFromTree turns an instance tree into a place file; enums used by its

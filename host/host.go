@@ -75,6 +75,8 @@ type Host struct {
 	disk   *diskCache
 	places *places
 	fold   caseFolding
+	execs  execTurns
+	ids    queriedIDs
 
 	// ctx is the host's lifetime, set by Start and cancelled by Close: the work the
 	// host does on its own (recovery, prewarm) runs under it.
@@ -215,7 +217,7 @@ func (h *Host) Status(ctx context.Context) (*StatusData, error) {
 		Sessions: []SessionData{},
 	}
 	for _, s := range h.bridge.Sessions() {
-		d.Sessions = append(d.Sessions, SessionData{ID: s.ID, PlaceID: s.PlaceID, PlaceName: s.PlaceName, PluginVersion: s.PluginVersion, ConnectedAt: s.ConnectedAt,
+		d.Sessions = append(d.Sessions, SessionData{ID: s.ID, Context: s.Context, ReadOnly: s.ReadOnly, PlaceID: s.PlaceID, PlaceName: s.PlaceName, PluginVersion: s.PluginVersion, ConnectedAt: s.ConnectedAt,
 			PlaceCheck: h.places.check(s)})
 	}
 	if len(d.Sessions) == 1 {

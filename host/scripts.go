@@ -109,25 +109,38 @@ func (h *Host) relPath(p string) (string, error) {
 	return rel, nil
 }
 
-// Exec runs Luau code in Studio.
+// Exec runs Luau code in Studio. Calls on one session take turns (execTurns).
 func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := h.session(req.SessionID)
+	s, err := h.readSession(req.SessionID, req.Context)
 	if err != nil {
 		return nil, err
 	}
+	give, err := h.execs.take(ctx, s.Info().ID)
+	if err != nil {
+		return nil, err
+	}
+	defer give()
 	r, err := s.Exec(ctx, protocol.ExecParams{Code: req.Code})
 	if err != nil {
 		return nil, err
 	}
-	res := &ExecData{Success: r.Success, Output: []OutputLine{}, Returns: r.Returns, Error: r.Error}
+	res := &ExecData{Success: r.Success, Output: []OutputLine{}, Returns: r.Returns, Values: []dom.Tagged{}, Error: r.Error, Session: sessionData(s)}
 	for _, l := range r.Output {
 		res.Output = append(res.Output, OutputLine{Level: l.Level, Text: l.Text})
 	}
 	if res.Returns == nil {
 		res.Returns = []string{}
+	}
+	for i := range res.Returns {
+		// A plugin without values, or a value the host cannot read: null.
+		var t dom.Tagged
+		if i < len(r.Values) {
+			_ = t.UnmarshalJSON(r.Values[i])
+		}
+		res.Values = append(res.Values, t)
 	}
 	return res, nil
 }

@@ -12,11 +12,22 @@ import (
 
 // The adapters between the bridge's Studio sessions and what the engine needs.
 
-// session returns the Studio session a command names (or the only one).
+// session returns the Studio session a sync command names (or the only edit
+// session): never a playtest's (sessions.go).
 func (h *Host) session(id string) (*bridge.Session, error) {
-	s, err := h.bridge.Session(id)
+	return h.selectSession(bridge.Selector{ID: id, Sync: true})
+}
+
+// selectSession returns the session sel names, with the host's reasons on the
+// plain refusals (no Studio, several).
+func (h *Host) selectSession(sel bridge.Selector) (*bridge.Session, error) {
+	s, err := h.bridge.Select(sel)
 	if err != nil {
 		ce := errcode.As(err)
+		switch ce.ReasonCode() {
+		case errcode.ReasonNoSessionInContext, errcode.ReasonSessionContextMismatch, errcode.ReasonReadOnlySession:
+			return nil, ce
+		}
 		if ce.Code == errcode.StudioNotConnected {
 			// The hint for connect_studio names how to restart this host with the
 			// emulator: starting another host for the project would fail (E_BUSY).
@@ -31,7 +42,7 @@ func (h *Host) session(id string) (*bridge.Session, error) {
 
 func sessionData(s *bridge.Session) SessionData {
 	i := s.Info()
-	return SessionData{ID: i.ID, PlaceID: i.PlaceID, PlaceName: i.PlaceName, PluginVersion: i.PluginVersion, ConnectedAt: i.ConnectedAt}
+	return SessionData{ID: i.ID, Context: i.Context, ReadOnly: i.ReadOnly, PlaceID: i.PlaceID, PlaceName: i.PlaceName, PluginVersion: i.PluginVersion, ConnectedAt: i.ConnectedAt}
 }
 
 // sessionStudio adapts a bridge session to apply.Studio.

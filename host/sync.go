@@ -279,6 +279,9 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	defer h.turn.give()
 	// Undo needs Studio only if the transaction changed it; the journal says so.
 	s, noSession := h.session(req.SessionID)
+	if errcode.Of(noSession) == errcode.StudioReadOnly {
+		return nil, noSession // a playtest's session was named: never undone there
+	}
 	var res *apply.UndoResult
 	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var studio apply.Studio

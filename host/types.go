@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
 )
@@ -36,6 +37,11 @@ type Engine interface {
 	Review(ctx context.Context, req ReviewRequest) (*ReviewData, error)
 	Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error)
 	Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverResult, error)
+	Query(ctx context.Context, req QueryRequest) (*QueryData, error)
+	Logs(ctx context.Context, req LogsRequest) (*LogsData, error)
+	State(ctx context.Context, req StateRequest) (*StateData, error)
+	Transactions(ctx context.Context) (*TransactionsData, error)
+	Transaction(ctx context.Context, txID string) (*TransactionData, error)
 }
 
 // RecoverRequest shows the open transactions and, with Action finish or abort,
@@ -53,7 +59,11 @@ type UndoRequest struct {
 
 // SessionData describes a connected Studio session.
 type SessionData struct {
-	ID            string    `json:"id"`
+	ID string `json:"id"`
+	// Context is edit, or a playtest's server or client (read-only: query, logs
+	// and run_code only).
+	Context       string    `json:"context"`
+	ReadOnly      bool      `json:"readOnly,omitempty"`
 	PlaceID       int64     `json:"placeId"`
 	PlaceName     string    `json:"placeName"`
 	PluginVersion string    `json:"pluginVersion,omitempty"`
@@ -191,9 +201,11 @@ type ScriptData struct {
 	IsDraft      bool   `json:"isDraft"`
 }
 
-// ExecRequest runs Luau in Studio.
+// ExecRequest runs Luau in Studio: the edit session's by default, or a
+// playtest's named by SessionID or Context.
 type ExecRequest struct {
 	SessionID string `json:"sessionId,omitempty"`
+	Context   string `json:"context,omitempty"`
 	Code      string `json:"code"`
 }
 
@@ -211,12 +223,16 @@ type OutputLine struct {
 	Text  string `json:"text"`
 }
 
-// ExecData is what running code gave.
+// ExecData is what running code gave: Returns each returned value's tostring,
+// Values its tagged encoding ({"Vector3":[0,5,0]}), or null where it has none (a
+// table, a function, an Instance, nil).
 type ExecData struct {
 	Success bool         `json:"success"`
 	Output  []OutputLine `json:"output"`
 	Returns []string     `json:"returns"`
+	Values  []dom.Tagged `json:"values"`
 	Error   string       `json:"error,omitempty"`
+	Session SessionData  `json:"session"`
 }
 
 // DriftRequest asks for Studio drift.

@@ -4,7 +4,11 @@ const instructions = `Atlas keeps a Roblox Studio place and a Rojo project in gi
 Workflow: sync_plan (read-only: every difference, with a confirmToken) → inspect the changes →
 for a conflict, get_script to read Studio's version and merge → sync_apply with yes:true, the
 token, and overrides that carry the studioHash you saw. Nothing is written without proof that it
-overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.`
+overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.
+To look into Studio: studio_state (run mode, sessions), studio_query (an instance's properties as
+tagged values, attributes, tags, children), studio_logs (the Output log); run_code for the rest.
+A running playtest's server and client are read-only sessions: name them with context or sessionId.
+sync_undo reverts a transaction; the resource atlas://transactions lists them.`
 
 const descPlan = `Plan a sync between the project on disk and the place in Roblox Studio. Read-only.
 Returns every difference (changes[]: id, path, className, patchType Add|Edit|Remove from disk to
@@ -40,8 +44,12 @@ expectedProperties no longer hold leaves its change unresolved. Statuses: succes
 fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
 
 const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed
-(print, warn, error) and returned. A script error is returned as data (success: false), not as a
-tool failure. It can change the place: prefer sync for edits that belong in git.`
+(print, warn, error) and returned: returns[] as tostring text, values[] in the tagged encoding
+({"Vector3":[0,5,0]}, {"Float64":2}, null for a table, function or Instance). A script error is
+returned as data (success: false), not as a tool failure. Calls on one session take turns. It can
+change the place: prefer sync for edits that belong in git. To read properties, prefer
+studio_query. Targets the edit session unless sessionId or context (server, client: a running
+playtest, read-only for sync) names another.`
 
 const descStatus = `Show the Atlas host, the project, and the connected Studio sessions (id, placeId,
 placeName), plus open transactions. Read-only. Use a session id with other tools when several Studio

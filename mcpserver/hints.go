@@ -17,7 +17,7 @@ var mcpHints = map[errcode.NextAction]string{
 	errcode.NextReadStudioScript:   "call get_script {id} to read Studio's version, merge it, and pass the studioHash you saw in overrides",
 	errcode.NextPassOverride:       "pass overrides: [{id, direction: push|pull|skip}] for each listed change",
 	errcode.NextSkipUnresolved:     "or pass skipUnresolved: true to leave the changes without a direction as they are",
-	errcode.NextSelectSession:      "pass sessionId (studio_status lists the sessions)",
+	errcode.NextSelectSession:      "pass sessionId, or context (edit, server, client) where the tool takes one; studio_state lists the sessions",
 	errcode.NextShowStatus:         "call studio_status to see the Studio sessions and open transactions",
 	errcode.NextStartHost:          "start 'atlas serve' in the project, or restart 'atlas mcp' so that it becomes the host",
 	errcode.NextRestartHost:        "restart the Atlas host ('atlas serve' or 'atlas mcp'): it finishes open transactions when it starts",

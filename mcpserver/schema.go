@@ -158,7 +158,7 @@ func rewrite(s *jsonschema.Schema, path string, output, closed bool) error {
 			// An optional field is omitempty or omitzero: a nil pointer, slice or
 			// map is left out, never null. (No optional field has a type whose own
 			// JSON is null.)
-			p.Types = slices.DeleteFunc(p.Types, func(t string) bool { return t == "null" })
+			p.Types = slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
 		}
 		if err := rewrite(s.Properties[name], path+"/properties/"+name, output, closed); err != nil {
 			return err
@@ -170,8 +170,12 @@ func rewrite(s *jsonschema.Schema, path string, output, closed bool) error {
 		s.Types = slices.DeleteFunc(s.Types, func(t string) bool { return t == "null" })
 	}
 	if s.Items != nil {
-		// Elements are never null: Go slices of pointers here never hold nil.
-		s.Items.Types = slices.DeleteFunc(s.Items.Types, func(t string) bool { return t == "null" })
+		// Elements are never null: Go slices of pointers here never hold nil. A
+		// tagged value is the exception: null stands for a value that has none
+		// (run_code's values). Shared schemas are copied, never changed in place.
+		if !isTagged(s.Items) {
+			s.Items.Types = slices.DeleteFunc(slices.Clone(s.Items.Types), func(t string) bool { return t == "null" })
+		}
 		if len(s.Items.Types) == 1 {
 			s.Items.Type, s.Items.Types = s.Items.Types[0], nil
 		}
@@ -207,6 +211,11 @@ func rewrite(s *jsonschema.Schema, path string, output, closed bool) error {
 		return fmt.Errorf("%s: the schema says nothing about the value (declare it)", path)
 	}
 	return nil
+}
+
+// isTagged reports whether s is the tagged-value schema (one key, the type name).
+func isTagged(s *jsonschema.Schema) bool {
+	return s.MaxProperties != nil && *s.MaxProperties == 1 && s.MinProperties != nil && *s.MinProperties == 1
 }
 
 func isFalse(s *jsonschema.Schema) bool {

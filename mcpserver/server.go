@@ -50,13 +50,25 @@ func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 			"atlas_sync", syncModes, t.atlasSync),
 		addTool(s, &mcp.Tool{Name: "run_code", Description: descRunCode,
 			Annotations: &mcp.ToolAnnotations{Title: "Run Luau in Studio", DestructiveHint: &yes, OpenWorldHint: &no}},
-			host.CommandExec, nil, t.runCode),
+			host.CommandExec, contextEnum, t.runCode),
 		addTool(s, &mcp.Tool{Name: "studio_status", Description: descStatus,
 			Annotations: &mcp.ToolAnnotations{Title: "Studio connection status", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
 			host.CommandStatus, nil, t.studioStatus),
 		addTool(s, &mcp.Tool{Name: "drift", Description: descDrift,
 			Annotations: &mcp.ToolAnnotations{Title: "Studio drift", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
 			host.CommandDrift, nil, t.drift),
+		addTool(s, &mcp.Tool{Name: "studio_query", Description: descQuery,
+			Annotations: &mcp.ToolAnnotations{Title: "Read an instance in Studio", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}},
+			host.CommandQuery, queryInput, t.studioQuery),
+		addTool(s, &mcp.Tool{Name: "studio_logs", Description: descLogs,
+			Annotations: &mcp.ToolAnnotations{Title: "Studio's Output log", ReadOnlyHint: true, OpenWorldHint: &no}},
+			host.CommandLogs, logsInput, t.studioLogs),
+		addTool(s, &mcp.Tool{Name: "studio_state", Description: descState,
+			Annotations: &mcp.ToolAnnotations{Title: "Studio's run mode and sessions", ReadOnlyHint: true, OpenWorldHint: &no}},
+			host.CommandState, contextEnum, t.studioState),
+		addTool(s, &mcp.Tool{Name: "sync_undo", Description: descUndo,
+			Annotations: &mcp.ToolAnnotations{Title: "Undo a sync", DestructiveHint: &yes, OpenWorldHint: &no}},
+			host.CommandUndo, nil, t.syncUndo),
 		addTool(s, &mcp.Tool{Name: "sync_recover", Description: descRecover, Annotations: &mcp.ToolAnnotations{Title: "Resolve an open transaction", DestructiveHint: &yes, OpenWorldHint: &no}}, host.CommandRecover, recoverActions, t.syncRecover),
 	}
 	commands := map[string]string{}
@@ -64,6 +76,7 @@ func newServer(eng host.Engine, version string) (*mcp.Server, []registered) {
 		commands[r.name] = r.command
 	}
 	s.AddReceivingMiddleware(sizeGuard(commands))
+	addResources(s, eng)
 	return s, reg
 }
 
@@ -182,11 +195,12 @@ func (t *tools) getScript(ctx context.Context, in ScriptIn) result[host.ScriptDa
 // RunIn is run_code's input.
 type RunIn struct {
 	Code      string `json:"code" jsonschema:"Luau code to run in Studio; print/warn output and returned values come back"`
-	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit when one Studio is connected"`
+	SessionID string `json:"sessionId,omitempty" jsonschema:"Studio session id; omit for the edit session"`
+	Context   string `json:"context,omitempty" jsonschema:"edit, server or client: the session of that context (a playtest's server or client)"`
 }
 
 func (t *tools) runCode(ctx context.Context, in RunIn) result[host.ExecData] {
-	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Code: in.Code})
+	d, err := t.eng.Exec(ctx, host.ExecRequest{SessionID: in.SessionID, Context: in.Context, Code: in.Code})
 	if err != nil {
 		return result[host.ExecData]{err: err}
 	}

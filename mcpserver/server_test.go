@@ -236,7 +236,8 @@ func TestToolSchemasSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan", "sync_recover"}
+	want := []string{"atlas_sync", "drift", "get_script", "run_code", "studio_logs", "studio_query", "studio_state", "studio_status",
+		"sync_apply", "sync_plan", "sync_recover", "sync_undo"}
 	var got []string
 	for _, tool := range res.Tools {
 		got = append(got, tool.Name)

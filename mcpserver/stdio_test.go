@@ -152,7 +152,7 @@ func TestLineTransportSurvivesBadLines(t *testing.T) {
 	var list struct {
 		Tools []struct{ Name string } `json:"tools"`
 	}
-	if string(m["id"]) != "2" || json.Unmarshal(m["result"], &list) != nil || len(list.Tools) != 8 {
+	if string(m["id"]) != "2" || json.Unmarshal(m["result"], &list) != nil || len(list.Tools) != 12 {
 		t.Fatalf("tools/list: %s", mustMarshal(m))
 	}
 	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_code","arguments":{}}}`)

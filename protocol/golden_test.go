@@ -88,7 +88,8 @@ func messages() []struct {
 		{"markplace-result", protocol.MarkPlaceResult{Marker: "0b7e4f9a2c1d48e6a3f5b8c9d0e1f2a3"}},
 		{"getscript-result", protocol.GetScriptResult{Source: "print(1)\n", SourceSha1: sha, ClassName: "Script", Path: []string{"ServerScriptService", "Main"}}},
 		{"exec-params", protocol.ExecParams{Code: "print(1) return 2"}},
-		{"exec-result", protocol.ExecResult{Success: true, Output: []protocol.OutputLine{{Level: "print", Text: "1"}}, Returns: []string{"2"}}},
+		{"exec-result", protocol.ExecResult{Success: true, Output: []protocol.OutputLine{{Level: "print", Text: "1"}}, Returns: []string{"2", "nil"},
+			Values: []json.RawMessage{json.RawMessage(`{"Float64":2}`), json.RawMessage(`null`)}}},
 		{"exec-error", protocol.ExecResult{Success: false, Error: "boom", Output: []protocol.OutputLine{}, Returns: []string{}}},
 		{"review-params", protocol.ReviewParams{PlanHash: "sha256:00", Mode: protocol.ReviewStandard, Changes: []*plan.Change{{
 			ID: "3f2a", Path: "ServerScriptService/Main", ClassName: "Script", PatchType: plan.Edit, Direction: plan.Push,
@@ -98,6 +99,18 @@ func messages() []struct {
 		}}}},
 		{"review-result", protocol.ReviewResult{Decision: protocol.Accept, Selections: map[string]plan.Direction{"3f2a": plan.Push, "9b1c": plan.Skip}}},
 		{"ping-result", protocol.PingResult{Time: 12.5}},
+		{"query-params", protocol.QueryParams{Path: []string{"Workspace", "Q"}, Ordinals: []int{0, 1}, Depth: 1, Children: true, Attributes: true, Tags: true,
+			Properties: map[string]map[string]string{"Part": {"Size": "Vector3", "Material": "Enum:Material"}}, ListServices: true, MaxNodes: 2000}},
+		{"query-result", protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Q", ClassName: "Folder", Ordinal: 1, ChildCount: 2,
+			Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []protocol.Duplicate{{Name: "Dup", Count: 2}},
+			Children: []*protocol.QueryNode{
+				{Name: "Dup", ClassName: "Part", ChildCount: 0, Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[1,2,3]}`)}, Unreadable: []string{"Nope"}},
+				{Name: "Dup", ClassName: "Part", Ordinal: 1, ChildCount: 0, Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[4,1,2]}`)}},
+			}},
+			Services: []protocol.QueryService{{Name: "Workspace", ClassName: "Workspace"}}}},
+		{"logs-params", protocol.LogsParams{Count: 50, Direction: "newest", Levels: []string{"warning", "error"}, Since: 120}},
+		{"logs-result", protocol.LogsResult{Entries: []protocol.LogEntry{{Seq: 121, Time: 1763942400.25, Level: "warning", Text: "careful"}}, TotalSeen: 130, Capacity: 1000}},
+		{"state-result", protocol.StateResult{RunMode: "Play", Context: "server", PlaceID: 0, PlaceName: "Place1", GameID: 0}},
 	}
 }
 

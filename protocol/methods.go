@@ -6,8 +6,7 @@ import (
 	"github.com/atlas-rbx/atlas/plan"
 )
 
-// The methods a plugin answers (PROTOCOL.md §3). Query, logs and state calls join
-// this list with their own params and result types below.
+// The methods a plugin answers (PROTOCOL.md §3).
 const (
 	MethodSnapshot     = "snapshot"
 	MethodApply        = "apply"
@@ -17,6 +16,9 @@ const (
 	MethodReview       = "review"
 	MethodPing         = "ping"
 	MethodMarkPlace    = "markPlace"
+	MethodQuery        = "query"
+	MethodLogs         = "logs"
+	MethodState        = "state"
 )
 
 // The place marker (PROTOCOL.md markPlace): a random id the host asks the plugin
@@ -199,11 +201,15 @@ type ExecParams struct {
 }
 
 // ExecResult is what running code gave; a script error is data (Success false).
+// Values has one entry per returned value: its tagged encoding
+// ({"Vector3":[0,5,0]}), or null for a value that has none (a table, a function,
+// nil); Returns keeps each value's tostring. A plugin older than Values sends none.
 type ExecResult struct {
-	Success bool         `json:"success"`
-	Output  []OutputLine `json:"output"`
-	Returns []string     `json:"returns"`
-	Error   string       `json:"error,omitempty"`
+	Success bool              `json:"success"`
+	Output  []OutputLine      `json:"output"`
+	Returns []string          `json:"returns"`
+	Values  []json.RawMessage `json:"values,omitempty"`
+	Error   string            `json:"error,omitempty"`
 }
 
 // OutputLine is one line a script printed; Level is print, warn or error.
@@ -247,4 +253,102 @@ type ReviewResult struct {
 // PingResult answers a ping: the plugin's os.clock().
 type PingResult struct {
 	Time float64 `json:"time"`
+}
+
+// QueryParams names one instance, by Path (names from game) with Ordinals picking
+// among same-named siblings (as GetScriptParams), and says what to read of it and
+// of its descendants down to Depth levels (0: the instance alone).
+type QueryParams struct {
+	Path     []string `json:"path"`
+	Ordinals []int    `json:"ordinals,omitempty"`
+	Depth    int      `json:"depth"`
+	// Children lists the children (name, class, child count) of the deepest
+	// instances returned.
+	Children   bool `json:"children"`
+	Attributes bool `json:"attributes"`
+	Tags       bool `json:"tags"`
+	// Properties are the properties to read by exact class name, each with its
+	// type, as SnapshotParams.Properties.
+	Properties   map[string]map[string]string `json:"properties"`
+	ListServices bool                         `json:"listServices"`
+	// MaxNodes bounds the instances returned (the rest is cut: Truncated).
+	MaxNodes int `json:"maxNodes,omitempty"`
+}
+
+// QueryNode is one instance a query returns. Ordinal is its index among its
+// same-named siblings (0 for the first, in GetChildren order). Properties holds
+// tagged values; Unreadable names the asked properties Studio would not read.
+// Duplicates names the children that share their name with a sibling, and how many. Children is
+// absent below the depth asked unless Children listed them (without properties).
+type QueryNode struct {
+	Name        string       `json:"name"`
+	ClassName   string       `json:"className"`
+	Ordinal     int          `json:"ordinal"`
+	ChildCount  int          `json:"childCount"`
+	Properties  Values       `json:"properties,omitempty"`
+	Unreadable  []string     `json:"unreadable,omitempty"`
+	Attributes  Values       `json:"attributes,omitempty"`
+	Tags        []string     `json:"tags,omitempty"`
+	Duplicates  []Duplicate  `json:"duplicates,omitempty"`
+	Children    []*QueryNode `json:"children,omitempty"`
+	ChildrenCut bool         `json:"childrenCut,omitempty"`
+}
+
+// Duplicate is a name Count children share.
+type Duplicate struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// QueryService is one of game's services, for ListServices.
+type QueryService struct {
+	Name      string `json:"name"`
+	ClassName string `json:"className"`
+}
+
+// QueryResult is the instance a query named, with what was asked of it.
+// Truncated says MaxNodes cut the tree.
+type QueryResult struct {
+	Instance  *QueryNode     `json:"instance"`
+	Services  []QueryService `json:"services,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"`
+}
+
+// LogsParams reads the plugin's ring buffer of Output messages
+// (LogService.MessageOut): the Count newest (Direction "newest") or oldest
+// ("oldest") entries whose Seq is above Since and whose level is in Levels (all
+// when empty).
+type LogsParams struct {
+	Count     int      `json:"count"`
+	Direction string   `json:"direction"`
+	Levels    []string `json:"levels,omitempty"`
+	Since     int64    `json:"since,omitempty"`
+}
+
+// LogEntry is one Output message: Seq counts every message the plugin saw since it
+// started (from 1), Time is Unix seconds, Level is output, info, warning or error
+// (Enum.MessageType).
+type LogEntry struct {
+	Seq   int64   `json:"seq"`
+	Time  float64 `json:"time"`
+	Level string  `json:"level"`
+	Text  string  `json:"text"`
+}
+
+// LogsResult are the entries asked for, oldest first, with the number of messages
+// seen since the plugin started (TotalSeen) and the ring buffer's capacity.
+type LogsResult struct {
+	Entries   []LogEntry `json:"entries"`
+	TotalSeen int64      `json:"totalSeen"`
+	Capacity  int        `json:"capacity"`
+}
+
+// StateResult is what Studio is doing: RunMode is Edit, Play, Run or Paused
+// (from RunService), Context the DataModel the plugin runs in.
+type StateResult struct {
+	RunMode   string `json:"runMode"`
+	Context   string `json:"context"`
+	PlaceID   int64  `json:"placeId"`
+	PlaceName string `json:"placeName"`
+	GameID    int64  `json:"gameId"`
 }

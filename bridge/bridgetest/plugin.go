@@ -25,7 +25,10 @@ type Plugin struct {
 	PlaceID       int64
 	PlaceName     string
 	PluginVersion string // default "0.0.0-test"
-	Protocol      int    // default 1; set another to test a refused hello
+	// Context is sent in hello: "" or "edit", or "server"/"client" for a
+	// playtest's DataModel, which also says readOnly.
+	Context  string
+	Protocol int // default 1; set another to test a refused hello
 
 	// Exec runs the code of an exec request. Nil answers success with no output.
 	Exec func(code string) (any, error)
@@ -195,6 +198,7 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 	hello := protocol.Hello{
 		Type: protocol.FrameHello, Protocol: version, PluginVersion: pluginVersion,
 		PlaceID: p.PlaceID, PlaceName: p.PlaceName, SessionID: p.SessionID, PlaceMarker: p.PlaceMarker,
+		Context: p.Context, ReadOnly: p.Context != "" && p.Context != "edit",
 	}
 	p.mu.Unlock()
 

@@ -16,7 +16,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextReadStudioScript:   "read Studio's version with 'atlas script get --id ID', merge it, and pass the studioHash you saw in --overrides",
 	errcode.NextPassOverride:       "pass --override ID=push|pull|skip for each listed change",
 	errcode.NextSkipUnresolved:     "or pass --skip-unresolved to leave the changes without a direction as they are",
-	errcode.NextSelectSession:      "pass --session ID (see 'atlas status')",
+	errcode.NextSelectSession:      "pass --session ID, or --context edit|server|client where the command takes it (see 'atlas studio state')",
 	errcode.NextShowStatus:         "run 'atlas status' to see the Studio sessions and open transactions",
 	errcode.NextStartHost:          "start one with 'atlas serve' (or 'atlas serve --emulate' without Roblox Studio)",
 	errcode.NextRestartHost:        "restart 'atlas serve': it finishes open transactions when it starts",

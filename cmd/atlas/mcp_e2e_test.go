@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 )
 
@@ -39,7 +40,8 @@ import (
 const e2eWait = 45 * time.Second
 
 // mcpTools are the tools `atlas mcp` serves (ARCHITECTURE §6).
-var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_status", "sync_apply", "sync_plan", "sync_recover"}
+var mcpTools = []string{"atlas_sync", "drift", "get_script", "run_code", "studio_logs", "studio_query", "studio_state", "studio_status",
+	"sync_apply", "sync_plan", "sync_recover", "sync_undo"}
 
 // mcpProject is the committed project of these tests.
 var mcpProject = map[string]string{
@@ -761,6 +763,8 @@ func (x *e2e) testHostWithEmulator(t *testing.T) {
 	if !res.OK || p.Summary.Total != 0 || len(p.Changes) != 0 || p.ConfirmToken == "" {
 		t.Fatalf("sync_plan on an untouched project: %s", res.Data)
 	}
+	x.checkStudioTools(t, cs)
+	x.checkPlaytest(t, cs)
 
 	// Closing stdin ends atlas mcp (and its emulator) cleanly, without a signal.
 	start := time.Now()
@@ -1118,6 +1122,38 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 			Status string `json:"status"`
 			Mode   string `json:"mode"`
 		} `json:"atlasSync"`
+		Query struct {
+			Path       string                     `json:"path"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"query"`
+		RunValues []json.RawMessage `json:"runValues"`
+		Logs      []string          `json:"logs"`
+		State     struct {
+			RunMode  string   `json:"runMode"`
+			Contexts []string `json:"contexts"`
+		} `json:"state"`
+		Resources         []string `json:"resources"`
+		ResourceTemplates []string `json:"resourceTemplates"`
+		Transactions      []struct {
+			TxID   string         `json:"txId"`
+			State  string         `json:"state"`
+			Counts map[string]int `json:"counts"`
+		} `json:"transactions"`
+		Transaction struct {
+			Changes   []string `json:"changes"`
+			Files     []string `json:"files"`
+			StudioOps int      `json:"studioOps"`
+			Outcome   struct {
+				State string `json:"state"`
+				Open  bool   `json:"open"`
+			} `json:"outcome"`
+		} `json:"transaction"`
+		StatusSessions int `json:"statusSessions"`
+		Undone         struct {
+			TxID      string `json:"txId"`
+			StudioOps int    `json:"studioOps"`
+		} `json:"undone"`
+		StateAfterUndo string `json:"stateAfterUndo"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("ts-sdk-client report: %v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -1152,6 +1188,37 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 	}
 	if rep.AtlasSync.Status != "empty" || rep.AtlasSync.Mode != "standard" {
 		t.Errorf("atlas_sync {} after apply: %+v", rep.AtlasSync)
+	}
+	if rep.Query.Path != "ServerScriptService/Main" || string(rep.Query.Properties["Disabled"]) != `{"Bool":false}` {
+		t.Errorf("studio_query: %+v", rep.Query)
+	}
+	if len(rep.RunValues) != 1 || string(rep.RunValues[0]) != `{"Vector3":[0,5,0]}` {
+		t.Errorf("run_code values: %s", rep.RunValues)
+	}
+	if !slices.Equal(rep.Logs, []string{"from-ts-sdk"}) {
+		t.Errorf("studio_logs: %v", rep.Logs)
+	}
+	if rep.State.RunMode != "Edit" || !slices.Equal(rep.State.Contexts, []string{"edit"}) {
+		t.Errorf("studio_state: %+v", rep.State)
+	}
+	if !slices.Equal(rep.Resources, []string{"atlas://status", "atlas://transactions"}) || !slices.Equal(rep.ResourceTemplates, []string{"atlas://transactions/{id}"}) {
+		t.Errorf("resources %v, templates %v", rep.Resources, rep.ResourceTemplates)
+	}
+	applied := ""
+	if len(rep.Transactions) > 0 {
+		applied = rep.Transactions[0].TxID
+	}
+	if len(rep.Transactions) != 1 || rep.Transactions[0].State != "committed" || rep.Transactions[0].Counts["studioOps"] != 1 || rep.Transactions[0].Counts["changes"] != 1 {
+		t.Errorf("atlas://transactions: %+v", rep.Transactions)
+	}
+	if !slices.Equal(rep.Transaction.Changes, []string{c.ID}) || rep.Transaction.StudioOps != 1 || rep.Transaction.Outcome.State != "committed" || rep.Transaction.Outcome.Open {
+		t.Errorf("atlas://transactions/{id}: %+v", rep.Transaction)
+	}
+	if rep.StatusSessions != 1 {
+		t.Errorf("atlas://status: %d sessions", rep.StatusSessions)
+	}
+	if rep.Undone.TxID != applied || rep.Undone.StudioOps != 1 || rep.StateAfterUndo != "undone" {
+		t.Errorf("sync_undo: %+v, then %s", rep.Undone, rep.StateAfterUndo)
 	}
 }
 
@@ -1325,5 +1392,126 @@ func (x *e2e) testProtocolRobustness(t *testing.T) {
 		}
 	case <-time.After(e2eWait):
 		t.Fatalf("atlas mcp did not exit after stdin closed\n%s", stderr.String())
+	}
+}
+
+// checkStudioTools calls the Studio inspection tools and reads the resources with the
+// go-sdk client, against the emulated Studio.
+func (x *e2e) checkStudioTools(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	res := callTool(t, cs, "run_code", map[string]any{"code": `print("go-sdk-line") return Vector3.new(1, 2, 3), {}`})
+	var ex struct {
+		Values []json.RawMessage `json:"values"`
+	}
+	if err := json.Unmarshal(res.Data, &ex); err != nil || len(ex.Values) != 2 || string(ex.Values[0]) != `{"Vector3":[1,2,3]}` || string(ex.Values[1]) != "null" {
+		t.Fatalf("run_code values: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_query", map[string]any{"path": "ReplicatedStorage/Shared/Util", "properties": []string{"Name"}})
+	if !res.OK || !strings.Contains(string(res.Data), `"Name":{"String":"Util"}`) {
+		t.Fatalf("studio_query: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_query", map[string]any{"path": "ReplicatedStorage/Nope"})
+	if res.OK || res.Errors[0].Code != "E_NOT_FOUND" || res.Errors[0].Details["nearest"] != "ReplicatedStorage" {
+		t.Fatalf("studio_query of a missing path: %+v", res)
+	}
+	res = callTool(t, cs, "studio_logs", map[string]any{"count": 1})
+	if !res.OK || !strings.Contains(string(res.Data), `"text":"go-sdk-line"`) {
+		t.Fatalf("studio_logs: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_state", map[string]any{})
+	if !res.OK || !strings.Contains(string(res.Data), `"runMode":"Edit"`) {
+		t.Fatalf("studio_state: %s", res.Data)
+	}
+	res = callTool(t, cs, "sync_undo", map[string]any{"yes": true})
+	if res.OK || res.Errors[0].Details["reasonCode"] != "nothing_to_undo" {
+		t.Fatalf("sync_undo with nothing applied: %+v", res)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 2 {
+		t.Fatalf("resources/list: %v %+v", err, list)
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "atlas://transactions/{id}" {
+		t.Fatalf("resources/templates/list: %v %+v", err, templates)
+	}
+	for uri, want := range map[string]string{"atlas://status": `"sessions":[{`, "atlas://transactions": `"transactions":[]`} {
+		r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(r.Contents) != 1 || r.Contents[0].MIMEType != "application/json" || !strings.Contains(r.Contents[0].Text, want) {
+			t.Fatalf("read %s: %v %+v", uri, err, r)
+		}
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "atlas://transactions/nope"}); err == nil {
+		t.Fatal("read of an unknown transaction succeeded")
+	}
+}
+
+// checkPlaytest connects a playtest's server (a second emulator, context "server") to
+// the host atlas mcp runs: studio_state says Studio is playing, run_code and
+// studio_logs reach the server by context, and sync refuses it.
+func (x *e2e) checkPlaytest(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	var st struct {
+		Host struct {
+			Port int `json:"port"`
+		} `json:"host"`
+	}
+	if err := json.Unmarshal(callTool(t, cs, "studio_status", map[string]any{}).Data, &st); err != nil || st.Host.Port == 0 {
+		t.Fatalf("studio_status: %v", err)
+	}
+	place := filepath.Join(t.TempDir(), "server.json")
+	pf := &host.PlaceFile{PlaceName: "Game", Context: "server", Root: &host.PlaceNode{Name: "Game", ClassName: "DataModel", Children: []*host.PlaceNode{}}}
+	if err := host.WritePlace(place, pf); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: x.pluginDir, URL: fmt.Sprintf("ws://127.0.0.1:%d/plugin", st.Host.Port), Place: place})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Stop()
+	var state struct {
+		RunMode  string `json:"runMode"`
+		Sessions []struct {
+			ID       string `json:"id"`
+			Context  string `json:"context"`
+			ReadOnly bool   `json:"readOnly"`
+		} `json:"sessions"`
+	}
+	for deadline := time.Now().Add(e2eWait); ; time.Sleep(100 * time.Millisecond) {
+		if err := json.Unmarshal(callTool(t, cs, "studio_state", map[string]any{}).Data, &state); err != nil {
+			t.Fatal(err)
+		}
+		if len(state.Sessions) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	server := ""
+	for _, s := range state.Sessions {
+		if s.Context == "server" && s.ReadOnly {
+			server = s.ID
+		}
+	}
+	if state.RunMode != "Play" || server == "" {
+		t.Fatalf("studio_state while a playtest runs: %+v", state)
+	}
+	res := callTool(t, cs, "run_code", map[string]any{"context": "server", "code": `print("server-line") return game:GetService("RunService"):IsServer()`})
+	if !res.OK || !strings.Contains(string(res.Data), `"values":[{"Bool":true}]`) || !strings.Contains(string(res.Data), `"context":"server"`) {
+		t.Fatalf("run_code on the server: %s", res.Data)
+	}
+	res = callTool(t, cs, "studio_logs", map[string]any{"sessionId": server, "count": 1})
+	if !res.OK || !strings.Contains(string(res.Data), `"text":"server-line"`) {
+		t.Fatalf("studio_logs of the server: %s", res.Data)
+	}
+	res = callTool(t, cs, "sync_plan", map[string]any{"sessionId": server})
+	if res.OK || res.Errors[0].Code != "E_STUDIO_READ_ONLY" {
+		t.Fatalf("sync_plan on the server: %+v", res.Errors)
+	}
+	res = callTool(t, cs, "sync_plan", map[string]any{})
+	if !res.OK {
+		t.Fatalf("sync_plan while playing: %+v", res.Errors)
 	}
 }

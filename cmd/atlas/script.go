@@ -68,6 +68,7 @@ type execOptions struct {
 	IO         *ioStreams
 	JSON       bool
 	Session    string
+	Context    string // edit, server or client: a playtest's session
 	Code, File string // File: the FILE argument, absolute
 }
 
@@ -80,20 +81,20 @@ func (a *app) studioCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "studio",
 		Usage: "talk to the connected Studio",
-		Commands: []*cli.Command{{
+		Commands: append([]*cli.Command{{
 			Name:      "exec",
 			Usage:     "run Luau in Studio and print its output",
 			ArgsUsage: "[FILE]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "code", Usage: "the Luau code to run"}, sessionFlag, jsonFlag},
+			Flags:     []cli.Flag{&cli.StringFlag{Name: "code", Usage: "the Luau code to run"}, sessionFlag, contextFlag, jsonFlag},
 			Action: a.runAction(host.CommandExec, func(ctx context.Context, c *cli.Command) (int, error) {
 				file := c.Args().First()
 				if file != "" && !filepath.IsAbs(file) {
 					file = filepath.Join(a.cwd, file)
 				}
-				opts := &execOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Code: c.String("code"), File: file}
+				opts := &execOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Context: c.String("context"), Code: c.String("code"), File: file}
 				return runExec(ctx, opts, a.engine(c))
 			}),
-		}},
+		}}, a.studioInspectCommands()...),
 	}
 }
 
@@ -109,7 +110,7 @@ func runExec(ctx context.Context, opts *execOptions, eng executor) (int, error) 
 		}
 		code = string(b)
 	}
-	req := host.ExecRequest{SessionID: opts.Session, Code: code}
+	req := host.ExecRequest{SessionID: opts.Session, Context: opts.Context, Code: code}
 	if err := req.Validate(); err != nil {
 		return exitError, asUsage(err)
 	}

@@ -14,7 +14,11 @@ func renderStatus(w io.Writer, d *host.StatusData, st style) {
 		fmt.Fprintf(w, "studio   %s\n", st.yellow("not connected"))
 	}
 	for _, s := range d.Sessions {
-		fmt.Fprintf(w, "studio   %s  place %q (%d)\n", s.ID, s.PlaceName, s.PlaceID)
+		playtest := ""
+		if s.Context != "" && s.Context != "edit" {
+			playtest = "  (a playtest's " + s.Context + ": read-only)"
+		}
+		fmt.Fprintf(w, "studio   %s  place %q (%d)%s\n", s.ID, s.PlaceName, s.PlaceID, playtest)
 		if pc := s.PlaceCheck; pc != nil && (pc.State == "different" || pc.State == "empty") {
 			fmt.Fprintf(w, "         %s\n", st.yellow(string(pc.State)+" place: not the place of the last sync; deletions on disk are left unresolved"))
 		}

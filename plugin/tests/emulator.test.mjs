@@ -392,9 +392,61 @@ export async function runEmulatorTests() {
     }],
     ['runs code with exec', async () => {
       const r = await host.request(ctx.conn, 'exec', { code: 'print(#game.ReplicatedStorage.Shared:GetChildren()) warn("w") return "done"' });
-      assertEqual(r.response.result, { success: true, output: [{ level: 'print', text: '13' }, { level: 'warn', text: 'w' }], returns: ['done'] }, 'exec');
+      assertEqual(r.response.result, { success: true, output: [{ level: 'print', text: '13' }, { level: 'warn', text: 'w' }], returns: ['done'], values: [{ String: 'done' }] }, 'exec');
       const bad = await host.request(ctx.conn, 'exec', { code: 'error("nope")' });
       assertEqual([bad.response.ok, bad.response.result.success], [true, false], 'exec error is data');
+    }],
+    ['queries an instance: typed properties, attributes, tags, children, duplicate names reported', async () => {
+      const made = await host.request(ctx.conn, 'exec', {
+        code: 'local f = Instance.new("Folder") f.Name = "Q" f:SetAttribute("Speed", 5) f:AddTag("Hot") f.Parent = workspace ' +
+          'for i = 1, 2 do local d = Instance.new("Part") d.Name = "Dup" d.Parent = f end ' +
+          'local one = Instance.new("Part") one.Name = "One" one.Size = Vector3.new(1, 2, 3) one.Parent = f return #f:GetChildren()',
+      });
+      assertEqual(made.response.result.values, [{ Float64: 3 }], 'exec made the folder');
+      const r = await host.request(ctx.conn, 'query', {
+        path: ['Workspace', 'Q'], depth: 1, children: true, attributes: true, tags: true,
+        properties: { Folder: { Name: 'String' }, Part: { Size: 'Vector3', Anchored: 'Bool', Nope: 'Bogus' } }, listServices: true,
+      });
+      assert(r.response.ok, `query failed: ${JSON.stringify(r.response.error)}`);
+      const q = r.response.result.instance;
+      assertEqual([q.name, q.className, q.childCount, q.ordinal], ['Q', 'Folder', 3, 0], 'the folder');
+      assertEqual(q.properties, { Name: { String: 'Q' } }, 'folder properties');
+      assertEqual(q.attributes, { Speed: { Float64: 5 } }, 'attributes');
+      assertEqual(q.tags, ['Hot'], 'tags');
+      assertEqual(q.duplicates, [{ name: 'Dup', count: 2 }], 'duplicate names');
+      assertEqual(q.children.map((c) => [c.name, c.ordinal]), [['Dup', 0], ['Dup', 1], ['One', 0]], 'children and ordinals');
+      const one = q.children[2];
+      assertEqual(one.properties, { Size: { Vector3: [1, 2, 3] }, Anchored: { Bool: false } }, 'typed values');
+      assertEqual(one.unreadable, ['Nope'], 'unreadable');
+      assert(r.response.result.services.some((x) => x.className === 'Workspace'), 'services listed');
+      const second = await host.request(ctx.conn, 'query', { path: ['Workspace', 'Q', 'Dup'], ordinals: [0, 0, 1], properties: {} });
+      assertEqual([second.response.ok, second.response.result.instance.ordinal], [true, 1], 'ordinals pick a duplicate');
+      const dup = await host.request(ctx.conn, 'query', { path: ['Workspace', 'Q', 'Dup'], properties: {} });
+      assertEqual([dup.response.error.code, dup.response.error.details.duplicates, dup.response.error.details.at], ['E_BAD_REQUEST', 2, ['Workspace', 'Q', 'Dup']], 'duplicates refused');
+      const missing = await host.request(ctx.conn, 'query', { path: ['Workspace', 'Q', 'Gone', 'Deeper'], properties: {} });
+      assertEqual([missing.response.error.code, missing.response.error.details.nearest, missing.response.error.details.missing],
+        ['E_NOT_FOUND', ['Workspace', 'Q'], 'Gone'], 'missing path names its nearest ancestor');
+      await host.request(ctx.conn, 'exec', { code: 'workspace.Q:Destroy()' });
+    }],
+    ['keeps the Output log from LogService.MessageOut, exec\'s print and warn included', async () => {
+      await host.request(ctx.conn, 'exec', { code: 'print("log-one") warn("log-two") print("log-three")' });
+      const all = await host.request(ctx.conn, 'logs', { count: 1000 });
+      const res = all.response.result;
+      assert(res.capacity >= 100, `capacity ${res.capacity}`);
+      const mine = res.entries.filter((e) => e.text.startsWith('log-'));
+      assertEqual(mine.map((e) => [e.level, e.text]), [['output', 'log-one'], ['warning', 'log-two'], ['output', 'log-three']], 'levels from MessageType');
+      assert(res.totalSeen >= 3 && res.totalSeen === res.entries[res.entries.length - 1].seq, 'totalSeen is the last seq');
+      assert(mine.every((e) => typeof e.time === 'number' && e.time > 1.6e9), 'times are Unix seconds');
+      const warnings = await host.request(ctx.conn, 'logs', { count: 10, levels: ['warning'], since: mine[0].seq - 1 });
+      assertEqual(warnings.response.result.entries.map((e) => e.text), ['log-two'], 'levels and since filter');
+      const oldest = await host.request(ctx.conn, 'logs', { count: 1, direction: 'oldest', since: mine[0].seq - 1 });
+      assertEqual(oldest.response.result.entries.map((e) => e.text), ['log-one'], 'oldest first');
+      const newest = await host.request(ctx.conn, 'logs', { count: 1 });
+      assertEqual(newest.response.result.entries.map((e) => e.text), ['log-three'], 'newest');
+    }],
+    ['says the run mode and the place', async () => {
+      const r = await host.request(ctx.conn, 'state', {});
+      assertEqual(r.response.result, { runMode: 'Edit', context: 'edit', placeId: 1234, placeName: 'EmulatorTest', gameId: 0 }, 'state');
     }],
     ['accepts a review with each change\'s default selection (--review accept)', async () => {
       const r = await host.request(ctx.conn, 'review', {

@@ -1,0 +1,227 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/protocol"
+)
+
+// studioHook answers query, logs and state as the plugin does (the real plugin's
+// answers are tested in plugin/tests and through atlas mcp --emulate).
+func studioHook(context_ string) func(method string, params json.RawMessage) (any, error, bool) {
+	return func(method string, params json.RawMessage) (any, error, bool) {
+		switch method {
+		case protocol.MethodQuery:
+			return protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Block", ClassName: "Part", ChildCount: 2,
+				Properties: protocol.Values{"Size": json.RawMessage(`{"Vector3":[1,2,3]}`)}, Unreadable: []string{"Nope"},
+				Attributes: protocol.Values{"Speed": json.RawMessage(`{"Float64":5}`)}, Tags: []string{"Hot"}, Duplicates: []protocol.Duplicate{{Name: "Twin", Count: 2}},
+				Children: []*protocol.QueryNode{{Name: "Twin", ClassName: "Folder"}, {Name: "Twin", ClassName: "Folder", Ordinal: 1}}},
+				Services: []protocol.QueryService{{Name: "Workspace", ClassName: "Workspace"}}}, nil, true
+		case protocol.MethodLogs:
+			return protocol.LogsResult{Entries: []protocol.LogEntry{{Seq: 7, Time: 1700000000.5, Level: "warning", Text: "careful in " + context_}},
+				TotalSeen: 7, Capacity: 1000}, nil, true
+		case protocol.MethodState:
+			mode := "Edit"
+			if context_ != "edit" {
+				mode = "Play"
+			}
+			return protocol.StateResult{RunMode: mode, Context: context_, PlaceID: 0, PlaceName: "Game", GameID: 9}, nil, true
+		}
+		return nil, nil, false
+	}
+}
+
+// The inspection tools' results validate against their published and closed
+// outputSchemas, and a playtest's session is reached by context.
+func TestStudioToolsResultsMatchTheirSchemas(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Hook = studioHook("edit")
+	server := bridgetest.New(e.Plugin.Place().Clone())
+	server.Context = "server"
+	server.Hook = studioHook("server")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := server.Connect(ctx, e.Host.PluginURL()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	if _, err := e.Host.Bridge().WaitSession(ctx, server.SessionID); err != nil {
+		t.Fatal(err)
+	}
+
+	_, q := call(t, cs, "studio_query", map[string]any{"path": "Workspace/Block", "children": true, "attributes": true, "tags": true, "listServices": true, "depth": 1})
+	if !q.OK || !strings.Contains(string(q.Data), `"Size":{"Vector3":[1,2,3]}`) || !strings.Contains(string(q.Data), `"duplicates":[{"ids":["`) {
+		t.Fatalf("studio_query: %s %+v", q.Data, q.Errors)
+	}
+	_, bad := call(t, cs, "studio_query", map[string]any{"path": "A", "id": "b"})
+	if code(bad) != "E_BAD_REQUEST" {
+		t.Fatalf("path and id: %s", code(bad))
+	}
+	_, bad = call(t, cs, "studio_query", map[string]any{"depth": 99, "path": ""})
+	if code(bad) != "E_BAD_REQUEST" {
+		t.Fatalf("depth 99: %s", code(bad))
+	}
+	_, l := call(t, cs, "studio_logs", map[string]any{"context": "server", "levels": []string{"warning"}})
+	if !l.OK || !strings.Contains(string(l.Data), `"text":"careful in server"`) || !strings.Contains(string(l.Data), `"time":"2023-11-14T22:13:20.5Z"`) {
+		t.Fatalf("studio_logs on the server: %s %+v", l.Data, l.Errors)
+	}
+	_, st := call(t, cs, "studio_state", map[string]any{})
+	var sd struct {
+		RunMode  string `json:"runMode"`
+		GameID   int64  `json:"gameId"`
+		Sessions []struct {
+			Context  string `json:"context"`
+			ReadOnly bool   `json:"readOnly"`
+			RunMode  string `json:"runMode"`
+		} `json:"sessions"`
+	}
+	json.Unmarshal(st.Data, &sd)
+	if sd.RunMode != "Play" || sd.GameID != 9 || len(sd.Sessions) != 2 {
+		t.Fatalf("studio_state while a playtest runs: %s", st.Data)
+	}
+	_, r := call(t, cs, "run_code", map[string]any{"code": "return 1", "context": "server"})
+	if !r.OK || !strings.Contains(string(r.Data), `"context":"server"`) || !strings.Contains(string(r.Data), `"values":[]`) {
+		t.Fatalf("run_code on the server: %s %+v", r.Data, r.Errors)
+	}
+	// Sync never targets the playtest.
+	_, p := call(t, cs, "sync_plan", map[string]any{"sessionId": server.SessionID})
+	if code(p) != "E_STUDIO_READ_ONLY" || p.Errors[0].Details["reasonCode"] != "read_only_session" {
+		t.Fatalf("sync_plan on the server: %+v", p.Errors)
+	}
+	_, u := call(t, cs, "sync_undo", map[string]any{"yes": true, "sessionId": server.SessionID})
+	if code(u) != "E_STUDIO_READ_ONLY" {
+		t.Fatalf("sync_undo on the server: %+v", u.Errors)
+	}
+}
+
+// sync_undo has the rules of atlas sync undo, and the resources read the journal.
+func TestSyncUndoAndTransactionResources(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	if !ae.OK {
+		t.Fatalf("apply: %+v", ae.Errors)
+	}
+	var applied struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(ae.Data, &applied)
+
+	read := func(uri string) env {
+		t.Helper()
+		r, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		if len(r.Contents) != 1 || r.Contents[0].URI != uri || r.Contents[0].MIMEType != "application/json" {
+			t.Fatalf("read %s: %+v", uri, r.Contents)
+		}
+		var e env
+		if err := json.Unmarshal([]byte(r.Contents[0].Text), &e); err != nil || !e.OK {
+			t.Fatalf("read %s: %s", uri, r.Contents[0].Text)
+		}
+		return e
+	}
+	var list struct {
+		Transactions []struct {
+			TxID   string         `json:"txId"`
+			State  string         `json:"state"`
+			Counts map[string]int `json:"counts"`
+		} `json:"transactions"`
+	}
+	json.Unmarshal(read("atlas://transactions").Data, &list)
+	if len(list.Transactions) != 1 || list.Transactions[0].TxID != applied.TxID || list.Transactions[0].State != "committed" ||
+		list.Transactions[0].Counts["changes"] != 1 || list.Transactions[0].Counts["studioOps"] != 1 {
+		t.Fatalf("atlas://transactions: %+v", list)
+	}
+	var tx struct {
+		Changes   []struct{ ID, Path string } `json:"changes"`
+		StudioOps []struct {
+			Op       string   `json:"op"`
+			ChangeID string   `json:"changeId"`
+			Set      []string `json:"set"`
+		} `json:"studioOps"`
+		Outcome struct {
+			State string `json:"state"`
+			Open  bool   `json:"open"`
+		} `json:"outcome"`
+	}
+	json.Unmarshal(read("atlas://transactions/"+applied.TxID).Data, &tx)
+	if len(tx.Changes) != 1 || tx.Changes[0].ID != p.Changes[0].ID || tx.Changes[0].Path != "ReplicatedStorage/Shared/Util" ||
+		len(tx.StudioOps) != 1 || tx.StudioOps[0].Op != "edit" || tx.StudioOps[0].Set[0] != "Source" || tx.Outcome.State != "committed" || tx.Outcome.Open {
+		t.Fatalf("atlas://transactions/{id}: %+v", tx)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "atlas://transactions/missing"}); err == nil {
+		t.Fatal("an unknown transaction was read")
+	}
+	var status struct {
+		Sessions []struct {
+			Context string `json:"context"`
+		} `json:"sessions"`
+	}
+	json.Unmarshal(read("atlas://status").Data, &status)
+	if len(status.Sessions) != 1 || status.Sessions[0].Context != "edit" {
+		t.Fatalf("atlas://status: %+v", status)
+	}
+
+	// Without yes: refused, nothing undone.
+	_, u := call(t, cs, "sync_undo", map[string]any{"txId": applied.TxID})
+	if code(u) != "E_CONFIRM_REQUIRED" {
+		t.Fatalf("undo without yes: %s", code(u))
+	}
+	_, u = call(t, cs, "sync_undo", map[string]any{"txId": applied.TxID, "yes": true})
+	if !u.OK {
+		t.Fatalf("undo: %+v", u.Errors)
+	}
+	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return {}\n" {
+		t.Fatalf("Studio after undo: %q", got)
+	}
+	json.Unmarshal(read("atlas://transactions").Data, &list)
+	if list.Transactions[0].State != "undone" {
+		t.Fatalf("after undo: %+v", list)
+	}
+	_, u = call(t, cs, "sync_undo", map[string]any{"yes": true})
+	if code(u) == "" || u.Errors[0].Details["reasonCode"] != "nothing_to_undo" {
+		t.Fatalf("a second undo: %+v", u.Errors)
+	}
+}
+
+// game itself: no path, and a missing service's nearest instance is game (null).
+func TestStudioQueryOfGame(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method != protocol.MethodQuery {
+			return nil, nil, false
+		}
+		var p protocol.QueryParams
+		json.Unmarshal(params, &p)
+		if len(p.Path) > 0 {
+			return nil, &errcode.Error{Code: errcode.NotFound, Message: "no instance", Details: map[string]any{"nearest": []string{}, "missing": p.Path[0]}}, true
+		}
+		return protocol.QueryResult{Instance: &protocol.QueryNode{Name: "Game", ClassName: "DataModel", ChildCount: 1}}, nil, true
+	}
+	_, q := call(t, cs, "studio_query", map[string]any{"path": ""})
+	if !q.OK || strings.Contains(string(q.Data), `"path"`) || !strings.Contains(string(q.Data), `"parentId":null`) {
+		t.Fatalf("studio_query of game: %s %+v", q.Data, q.Errors)
+	}
+	_, m := call(t, cs, "studio_query", map[string]any{"path": "Nope"})
+	if code(m) != "E_NOT_FOUND" || m.Errors[0].Details["nearest"] != nil || m.Errors[0].Details["nearestId"] != dom.RootID {
+		t.Fatalf("missing service: %+v", m.Errors)
+	}
+}
