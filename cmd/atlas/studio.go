@@ -71,6 +71,7 @@ func (a *app) studioInspectCommands() []*cli.Command {
 				"Every property a script can read is shown unless --property names some (or --no-properties).",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "id", Usage: "the instance id (from a plan or an earlier query) instead of PATH"},
+				&cli.StringFlag{Name: "path", Usage: "the instance's path, as the PATH argument"},
 				&cli.IntFlag{Name: "depth", Usage: "levels of descendants to show in full"},
 				&cli.StringSliceFlag{Name: "property", Usage: "a property to read (repeat); * for all"},
 				&cli.BoolFlag{Name: "no-properties", Usage: "read no property"},
@@ -81,10 +82,14 @@ func (a *app) studioInspectCommands() []*cli.Command {
 				sessionFlag, contextFlag, jsonFlag,
 			},
 			Action: a.runAction(host.CommandQuery, func(ctx context.Context, c *cli.Command) (int, error) {
-				if c.Args().Len() > 1 {
-					return exitError, errcode.New(errcode.BadRequest, "give one PATH").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+				path := c.Args().First()
+				if c.Args().Len() > 1 || (c.IsSet("path") && c.Args().Len() > 0) {
+					return exitError, errcode.New(errcode.BadRequest, "give one PATH (as the argument or --path)").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 				}
-				req := host.QueryRequest{SessionID: c.String("session"), Context: c.String("context"), Path: c.Args().First(), ID: c.String("id"),
+				if c.IsSet("path") {
+					path = c.String("path")
+				}
+				req := host.QueryRequest{SessionID: c.String("session"), Context: c.String("context"), Path: path, ID: c.String("id"),
 					Depth: int(c.Int("depth")), Properties: c.StringSlice("property"), Attributes: c.Bool("attributes"), Tags: c.Bool("tags"),
 					Children: c.Bool("children"), ListServices: c.Bool("services")}
 				switch {
