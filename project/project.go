@@ -173,6 +173,7 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 
 // loadWith is Load sharing what it reads with other loads through mem (nil for none).
 func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error) {
+	fsys = followLinks(fsys)
 	file = path.Clean(file)
 	if st, err := fs.Stat(fsys, file); err == nil && st.IsDir() {
 		found := ""
@@ -194,6 +195,7 @@ func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error
 	l := &loader{fsys: fsys, opts: opts, projDir: dir, mem: mem,
 		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""},
 		links: map[string]map[string]bool{}, safe: map[string]bool{}}
+	l.lfs, _ = fsys.(*linkFS)
 	_, hashOK := fsys.(gitblob.BlobHasher)
 	l.hashOnly = opts.HashOnly && hashOK
 	if opts.RecordFiles {
@@ -294,6 +296,7 @@ type loader struct {
 	safe     map[string]bool
 	projReal *string
 	rootReal string
+	lfs      *linkFS // the fs, when it follows links for the loader; nil otherwise
 	refIDs   map[string]*dom.Instance
 	// modelRefs are the Ref properties inside .rbxmx models, which point at
 	// provisional ids until the tree's ids are assigned.
@@ -437,6 +440,13 @@ func fsName(p string) string {
 // stat follows symlinks (fs.Stat does); a missing path is (nil, nil).
 func (l *loader) stat(p string) (fs.FileInfo, error) {
 	st, err := fs.Stat(l.fsys, fsName(p))
+	if l.lfs != nil && !l.lfs.on && (err != nil || st.Mode()&fs.ModeSymlink != 0) {
+		// A link on the way switches the fs to following links.
+		l.resolveLinks(p)
+		if l.lfs.on {
+			st, err = fs.Stat(l.fsys, fsName(p))
+		}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			l.noteProbe(p, false, nil)
@@ -472,6 +482,14 @@ func (l *loader) snapshotPath(ctx *context, p string, filtered bool) (*dom.Insta
 func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Instance, error) {
 	if e.Type()&fs.ModeSymlink != 0 {
 		l.sawSymlink()
+		// Checked before it is followed: an fs that cannot follow it (a
+		// commit's, for a link leaving it) would show it as missing.
+		if ignored(ctx.ignores, p) {
+			return nil, nil
+		}
+		if err := l.guard(p); err != nil {
+			return nil, err
+		}
 		return l.snapshotPath(ctx, p, true)
 	}
 	if ignored(ctx.ignores, p) {
@@ -499,6 +517,9 @@ func (l *loader) readDir(p string) ([]fs.DirEntry, error) {
 	for _, e := range entries {
 		names[e.Name()] = true
 		if e.Type()&fs.ModeSymlink != 0 {
+			if l.lfs != nil {
+				l.lfs.on = true
+			}
 			if l.links == nil {
 				l.links = map[string]map[string]bool{}
 			}

@@ -85,6 +85,9 @@ func (l *loader) resolveLinks(p string) (real, link, target string) {
 				break
 			}
 			l.sawSymlink()
+			if l.lfs != nil {
+				l.lfs.on = true
+			}
 			t, err := fs.ReadLink(l.fsys, fsName(next))
 			if err != nil {
 				break

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -291,5 +292,87 @@ func TestCacheRefusesSymlinksOutside(t *testing.T) {
 				t.Errorf("Load after = %v, want %s", err, errcode.ReasonSymlinkOutsideProject)
 			}
 		})
+	}
+}
+
+// A commit's tree holds a link as a blob of its target's path; loaded from the
+// commit, a link inside the project reads as what it points at, as on disk, so
+// the base of a linked script is its text, not the link's.
+func TestLoadCommitFollowsSymlinksInside(t *testing.T) {
+	f := newLinkFixture(t, defaultTree)
+	f.link(t, "../shared/Util.luau", "src/Alias.luau")
+	f.link(t, "../shared/Deep", "src/Deep")
+	if _, err := git(f.repo, "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	commit := commitAll(t, f.repo)
+	repo, err := gitblob.Discover(f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := repo.CommitFS(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := f.load(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hashOnly := range []bool{false, true} {
+		base, err := project.Load(fsys, "game/default.project.json", project.Options{DirName: "game", HashOnly: hashOnly})
+		if err != nil {
+			t.Fatalf("Load of the commit (HashOnly %v): %v", hashOnly, err)
+		}
+		for _, p := range []string{"ServerScriptService/Alias", "ServerScriptService/Deep/A"} {
+			d, b := findPath(disk.Root, p), findPath(base.Root, p)
+			if d == nil || b == nil {
+				t.Fatalf("%s: on disk %v, in the commit %v", p, d != nil, b != nil)
+			}
+			if d.RawHash != b.RawHash || b.RawHash == "" {
+				t.Errorf("%s (HashOnly %v): blob %s in the commit, %s on disk", p, hashOnly, b.RawHash, d.RawHash)
+			}
+			if !hashOnly && b.Properties["Source"] != d.Properties["Source"] {
+				t.Errorf("%s: Source %v in the commit, %v on disk", p, b.Properties["Source"], d.Properties["Source"])
+			}
+		}
+	}
+	// A link leaving the project is refused in a commit too.
+	f.link(t, filepath.Join(f.outside, "Secret.luau"), "src/Leak.luau")
+	commit = commitAll(t, f.repo)
+	if fsys, err = repo.CommitFS(commit); err != nil {
+		t.Fatal(err)
+	}
+	_, err = project.Load(fsys, "game/default.project.json", project.Options{DirName: "game"})
+	if project.AsCoded(err).ReasonCode() != errcode.ReasonSymlinkOutsideProject {
+		t.Errorf("Load of a commit with a link leaving the project = %v, want %s", err, errcode.ReasonSymlinkOutsideProject)
+	}
+}
+
+// A $path through a linked folder reads the same from a commit as from disk.
+func TestLoadCommitPathThroughLink(t *testing.T) {
+	f := newLinkFixture(t, `"ServerScriptService": { "$path": "linked/Deep" }`)
+	f.link(t, "shared", "linked")
+	if _, err := git(f.repo, "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	commit := commitAll(t, f.repo)
+	repo, err := gitblob.Discover(f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := repo.CommitFS(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := f.load(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := project.Load(fsys, "game/default.project.json", project.Options{DirName: "game"})
+	if err != nil {
+		t.Fatalf("Load of the commit: %v", err)
+	}
+	if got, want := dump(base), dump(disk); got != want {
+		t.Errorf("the commit loads as\n%s\nthe disk as\n%s", got, want)
 	}
 }
