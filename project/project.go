@@ -34,7 +34,8 @@ type Options struct {
 	// Root is the OS folder fsys is rooted at, when it is one (os.DirFS): a
 	// symbolic link with an absolute target is followed only when the target is
 	// inside the project folder, which takes knowing where the fs is. Without
-	// it, a link with an absolute target is refused as leaving the project.
+	// it, a link with an absolute target is refused as leaving the project (in
+	// a commit's tree, which cannot follow it, it reads as missing).
 	Root string
 }
 

@@ -336,8 +336,18 @@ func TestLoadCommitFollowsSymlinksInside(t *testing.T) {
 			}
 		}
 	}
-	// A link leaving the project is refused in a commit too.
-	f.link(t, filepath.Join(f.outside, "Secret.luau"), "src/Leak.luau")
+	// A link leaving the project is refused in a commit too; one to an absolute
+	// path, which a commit cannot place, reads as missing.
+	f.link(t, filepath.Join(f.outside, "Secret.luau"), "src/Abs.luau")
+	commit = commitAll(t, f.repo)
+	if fsys, err = repo.CommitFS(commit); err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Load(fsys, "game/default.project.json", project.Options{DirName: "game"})
+	if err != nil || findPath(p.Root, "ServerScriptService/Abs") != nil {
+		t.Fatalf("Load of a commit with an absolute link = %v; want it loaded without the link", err)
+	}
+	f.link(t, "../../../outside/Secret.luau", "src/Leak.luau")
 	commit = commitAll(t, f.repo)
 	if fsys, err = repo.CommitFS(commit); err != nil {
 		t.Fatal(err)
