@@ -58,6 +58,10 @@ func (a *app) initCommand() *cli.Command {
 			&cli.StringFlag{Name: "from", Usage: "the place or model to extract (.rbxl, .rbxlx, .rbxm, .rbxmx)"},
 			&cli.BoolFlag{Name: "from-studio", Usage: "extract the place open in Studio, through a running host (any project's) and its plugin"},
 			&cli.StringFlag{Name: "session", Usage: "with --from-studio: the Studio session, when several are connected"},
+			&cli.DurationFlag{Name: "wait", Value: 20 * time.Second, Usage: "with --from-studio and no running host with a Studio: listen for Studio on --port this long (0: do not)"},
+			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "with --from-studio: the port to listen for Studio on (0 picks a free one)"},
+			&cli.BoolFlag{Name: "emulate", Usage: "with --from-studio: connect the Studio emulator holding --place instead of Roblox Studio"},
+			&cli.StringFlag{Name: "place", Usage: "with --emulate: the place file (.rbxl, .rbxlx) the emulator holds"},
 			&cli.StringSliceFlag{Name: "services", Usage: "top-level services to extract (default: " + strings.Join(syncback.DefaultServices, ",") + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite files that already exist (their old bytes are kept in the journal)"},
 			jsonFlag,
@@ -67,8 +71,10 @@ func (a *app) initCommand() *cli.Command {
 			if (from == "") == !fromStudio {
 				return errcode.New(errcode.Usage, "init takes one of --from FILE and --from-studio").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
-			if c.String("session") != "" && !fromStudio {
-				return errcode.New(errcode.Usage, "--session goes with --from-studio").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+			for _, f := range []string{"session", "wait", "port", "emulate", "place"} {
+				if c.IsSet(f) && !fromStudio {
+					return errcode.New(errcode.Usage, "--%s goes with --from-studio", f).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+				}
 			}
 			if !fromStudio {
 				if !filepath.IsAbs(from) {
@@ -113,7 +119,8 @@ func (a *app) initCommand() *cli.Command {
 				}
 				// The same extraction as a place file's: only where the tree
 				// comes from differs.
-				root, name, src, err := studioPlace(ctx, stateDir, projectFile, c.String("session"))
+				own := ownOptions{port: int(c.Int("port")), wait: c.Duration("wait"), emulate: c.Bool("emulate"), place: c.String("place")}
+				root, name, src, err := a.studioPlace(ctx, stateDir, projectFile, c.String("session"), own)
 				if err != nil {
 					return err
 				}
