@@ -70,7 +70,8 @@ func (h *Host) PlaceSnapshot(ctx context.Context, req PlaceSnapshotRequest) (*Pl
 // placeProperties are, for each class, the properties place files hold (the
 // reflection database's serialized ones, under their scripting names) that
 // scripts can read, with their wire types; and Attributes and Tags, which the
-// plugin reads its own way. Source is always sent for scripts.
+// plugin reads its own way. Source is always sent for scripts, and Name is the
+// instance's own.
 func placeProperties(classes map[string]bool) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for class := range classes {
@@ -81,7 +82,7 @@ func placeProperties(classes map[string]bool) map[string]map[string]string {
 				break
 			}
 			for name, p := range rc.Properties {
-				if _, seen := props[name]; seen || name == "Source" || !p.Serializes || p.AliasFor != "" {
+				if _, seen := props[name]; seen || name == "Source" || name == "Name" || !p.Serializes || p.AliasFor != "" {
 					continue
 				}
 				if p.Scriptability != "ReadWrite" && p.Scriptability != "Read" {

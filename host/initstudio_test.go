@@ -19,7 +19,7 @@ func TestPlaceProperties(t *testing.T) {
 		{"Part", "Material", "Enum:Material"},       // enums name their enum
 		{"Part", "Position", ""},                    // not in place files (CFrame is)
 		{"Part", "CFrame", "CFrame"},                //
-		{"Part", "Name", "String"},                  // from Instance
+		{"Part", "Name", ""},                        // the instance's own name, sent anyway
 		{"Part", "Attributes", "Attributes"},        // the plugin's own way
 		{"Part", "Tags", "Tags"},                    //
 		{"Script", "Source", ""},                    // always sent for scripts
