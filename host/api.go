@@ -96,6 +96,7 @@ func (h *Host) routes(mux *http.ServeMux) {
 			w.Write(env.Marshal())
 		})
 	}
+	handle(callPlaceSnapshot.route, callPlaceSnapshot.command, h.placeSnapshotCall)
 	handle(callStatus.route, callStatus.command, func(ctx context.Context, _ []byte) (any, []string, error) {
 		d, err := h.Status(ctx)
 		return d, nil, err

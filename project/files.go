@@ -255,6 +255,9 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 // loadScriptSource sets Source and its hashes. On a commit with HashOnly, only the
 // blob id of the file is taken, without reading it.
 func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
+	if err := l.guard(p); err != nil {
+		return err
+	}
 	if l.hashOnly {
 		if h, err := l.fsys.(gitblob.BlobHasher).BlobHash(p); err == nil {
 			inst.RawHash = h
@@ -313,6 +316,9 @@ type metaFile struct {
 func (l *loader) meta(p string) (*metaRecord, error) {
 	if !l.listed(dirOf(p), path.Base(p)) {
 		return nil, nil
+	}
+	if err := l.guard(p); err != nil {
+		return nil, err
 	}
 	if rec := l.cached(p, recMeta); rec != nil {
 		return rec.meta, nil

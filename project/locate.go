@@ -126,7 +126,13 @@ func mustRel(base, target string) string {
 	return r
 }
 
+// Options are the options Load takes for the project at loc from the OS
+// filesystem (os.DirFS(loc.FSRoot)).
+func (l *Location) Options() Options {
+	return Options{DirName: l.DirName(), Root: l.FSRoot}
+}
+
 // LoadDisk loads the project at loc from the OS filesystem.
 func LoadDisk(loc *Location) (*Project, error) {
-	return Load(os.DirFS(loc.FSRoot), loc.FileInFS, Options{DirName: loc.DirName()})
+	return Load(os.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())
 }

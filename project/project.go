@@ -31,6 +31,12 @@ type Options struct {
 	// RecordFiles fills Project.Files. Off by default: only the sourcemap needs it,
 	// and a plan should not pay for it.
 	RecordFiles bool
+	// Root is the OS folder fsys is rooted at, when it is one (os.DirFS): a
+	// symbolic link with an absolute target is followed only when the target is
+	// inside the project folder, which takes knowing where the fs is. Without
+	// it, a link with an absolute target is refused as leaving the project (in
+	// a commit's tree, which cannot follow it, it reads as missing).
+	Root string
 }
 
 // Project is a loaded project: its settings and its instance tree.
@@ -112,6 +118,10 @@ type Error struct {
 	File         string // relative to the project folder
 	Line, Column int    // 1-based, when parsing failed
 	Msg          string
+	// Reason is set for a refusal with its own reason code; Link and Target
+	// name the symbolic link of a symlink_outside_project and its text.
+	Reason       errcode.Reason
+	Link, Target string
 }
 
 func (e *Error) Error() string {
@@ -133,6 +143,11 @@ func AsCoded(err error) *errcode.Error {
 	if errors.As(err, &pe) {
 		ce := errcode.New(errcode.ProjectInvalid, "invalid project: %s", pe.Error()).
 			Reason(errcode.ReasonProjectInvalid, errcode.NextFixProject)
+		if pe.Reason == errcode.ReasonSymlinkOutsideProject {
+			ce = errcode.New(errcode.ProjectInvalid, "%s", pe.Error()).
+				Reason(pe.Reason, errcode.NextFixSymlink)
+			ce.With("link", pe.Link).With("target", pe.Target)
+		}
 		ce.With("file", pe.File)
 		if pe.Line > 0 {
 			ce.With("line", pe.Line).With("column", pe.Column)
@@ -159,6 +174,7 @@ func Load(fsys fs.FS, file string, opts Options) (*Project, error) {
 
 // loadWith is Load sharing what it reads with other loads through mem (nil for none).
 func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error) {
+	fsys = followLinks(fsys)
 	file = path.Clean(file)
 	if st, err := fs.Stat(fsys, file); err == nil && st.IsDir() {
 		found := ""
@@ -178,7 +194,9 @@ func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error
 		dir = ""
 	}
 	l := &loader{fsys: fsys, opts: opts, projDir: dir, mem: mem,
-		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""}}
+		listings: map[string]map[string]bool{}, plainDirs: map[string]bool{}, realPaths: map[string]string{"": ""},
+		links: map[string]map[string]bool{}, safe: map[string]bool{}}
+	l.lfs, _ = fsys.(*linkFS)
 	_, hashOK := fsys.(gitblob.BlobHasher)
 	l.hashOnly = opts.HashOnly && hashOK
 	if opts.RecordFiles {
@@ -273,7 +291,14 @@ type loader struct {
 	// realPaths the resolved paths of folders entered.
 	plainDirs map[string]bool
 	realPaths map[string]string
-	refIDs    map[string]*dom.Instance
+	// links are the names of the symbolic links in each folder listed, and
+	// safe the paths (folders, links) known to stay inside the project folder.
+	links    map[string]map[string]bool
+	safe     map[string]bool
+	projReal *string
+	rootReal string
+	lfs      *linkFS // the fs, when it follows links for the loader; nil otherwise
+	refIDs   map[string]*dom.Instance
 	// modelRefs are the Ref properties inside .rbxmx models, which point at
 	// provisional ids until the tree's ids are assigned.
 	modelRefs []rbxmx.Refs
@@ -345,6 +370,9 @@ func (l *loader) contextFor(pf *projectFile, file string, parent *context) *cont
 
 // readFile reads a file, refusing invalid UTF-8 where the format needs text.
 func (l *loader) readFile(p string) ([]byte, error) {
+	if err := l.guard(p); err != nil {
+		return nil, err
+	}
 	data, err := fs.ReadFile(l.fsys, p)
 	if err != nil {
 		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
@@ -413,6 +441,13 @@ func fsName(p string) string {
 // stat follows symlinks (fs.Stat does); a missing path is (nil, nil).
 func (l *loader) stat(p string) (fs.FileInfo, error) {
 	st, err := fs.Stat(l.fsys, fsName(p))
+	if l.lfs != nil && !l.lfs.on && (err != nil || st.Mode()&fs.ModeSymlink != 0) {
+		// A link on the way switches the fs to following links.
+		l.resolveLinks(p)
+		if l.lfs.on {
+			st, err = fs.Stat(l.fsys, fsName(p))
+		}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			l.noteProbe(p, false, nil)
@@ -421,6 +456,9 @@ func (l *loader) stat(p string) (fs.FileInfo, error) {
 		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
 	}
 	l.noteProbe(p, false, st)
+	if err := l.guard(p); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -445,6 +483,14 @@ func (l *loader) snapshotPath(ctx *context, p string, filtered bool) (*dom.Insta
 func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Instance, error) {
 	if e.Type()&fs.ModeSymlink != 0 {
 		l.sawSymlink()
+		// Checked before it is followed: an fs that cannot follow it (a
+		// commit's, for a link leaving it) would show it as missing.
+		if ignored(ctx.ignores, p) {
+			return nil, nil
+		}
+		if err := l.guard(p); err != nil {
+			return nil, err
+		}
 		return l.snapshotPath(ctx, p, true)
 	}
 	if ignored(ctx.ignores, p) {
@@ -460,6 +506,9 @@ func (l *loader) snapshotEntry(ctx *context, p string, e fs.DirEntry) (*dom.Inst
 // readDir lists a folder's entries in byte order and remembers their names, so
 // probes for meta and project files in it need no system call.
 func (l *loader) readDir(p string) ([]fs.DirEntry, error) {
+	if err := l.guard(p); err != nil {
+		return nil, err
+	}
 	entries, err := fs.ReadDir(l.fsys, fsName(p))
 	if err != nil {
 		return nil, l.errf(p, "cannot read folder: %v", unwrapPathError(err))
@@ -468,7 +517,20 @@ func (l *loader) readDir(p string) ([]fs.DirEntry, error) {
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
+		if e.Type()&fs.ModeSymlink != 0 {
+			if l.lfs != nil {
+				l.lfs.on = true
+			}
+			if l.links == nil {
+				l.links = map[string]map[string]bool{}
+			}
+			if l.links[p] == nil {
+				l.links[p] = map[string]bool{}
+			}
+			l.links[p][e.Name()] = true
+		}
 	}
+	l.safe[p] = true
 	l.listings[p] = names
 	return entries, nil
 }

@@ -358,6 +358,9 @@ func setScriptText(rec *record, data []byte) {
 // file returns the record of a file of kind k that parse fills from its bytes.
 // Read errors are the loader's "cannot read" errors.
 func (l *loader) file(p string, k recKind, parse func(rec *record, data []byte) error) (*record, error) {
+	if err := l.guard(p); err != nil {
+		return nil, err
+	}
 	if rec := l.cached(p, k); rec != nil {
 		return rec, nil
 	}
@@ -456,6 +459,9 @@ func (l *loader) putSnap(key string, s *dirSnap) {
 // readOpaque reads a file the loader parses anew each time (.rbxmx, .rbxm: rare,
 // and their refs are bound per load); its record keeps only its blob id.
 func (l *loader) readOpaque(p string) ([]byte, error) {
+	if err := l.guard(p); err != nil {
+		return nil, err
+	}
 	rec, data, err := l.readRecord(p, recOpaque)
 	if err != nil {
 		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))

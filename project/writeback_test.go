@@ -63,7 +63,7 @@ func setup(t *testing.T, files map[string]string) (string, *Project) {
 
 func load(t *testing.T, dir string) *Project {
 	t.Helper()
-	p, err := Load(os.DirFS(dir), "default.project.json", Options{DirName: "game"})
+	p, err := Load(os.DirFS(dir), "default.project.json", Options{DirName: "game", Root: dir})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -52,22 +52,38 @@ type initManifest struct {
 func (a *app) initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "write a Rojo project from an existing place file (Rojo's syncback rules)",
+		Usage:     "write a Rojo project from an existing place file, or the place open in Studio (Rojo's syncback rules)",
 		ArgsUsage: "[DIR]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "the place or model to extract (.rbxl, .rbxlx, .rbxm, .rbxmx)", Required: true},
+			&cli.StringFlag{Name: "from", Usage: "the place or model to extract (.rbxl, .rbxlx, .rbxm, .rbxmx)"},
+			&cli.BoolFlag{Name: "from-studio", Usage: "extract the place open in Studio, through a running host (any project's) and its plugin"},
+			&cli.StringFlag{Name: "session", Usage: "with --from-studio: the Studio session, when several are connected"},
+			&cli.DurationFlag{Name: "wait", Value: 20 * time.Second, Usage: "with --from-studio and no running host with a Studio: listen for Studio on --port this long (0: do not)"},
+			&cli.IntFlag{Name: "port", Value: host.DefaultPort, Usage: "with --from-studio: the port to listen for Studio on (0 picks a free one)"},
+			&cli.BoolFlag{Name: "emulate", Usage: "with --from-studio: connect the Studio emulator holding --place instead of Roblox Studio"},
+			&cli.StringFlag{Name: "place", Usage: "with --emulate: the place file (.rbxl, .rbxlx) the emulator holds"},
 			&cli.StringSliceFlag{Name: "services", Usage: "top-level services to extract (default: " + strings.Join(syncback.DefaultServices, ",") + ")"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite files that already exist (their old bytes are kept in the journal)"},
 			jsonFlag,
 		},
 		Action: a.action("init", func(ctx context.Context, c *cli.Command) error {
-			from := c.String("from")
-			if !filepath.IsAbs(from) {
-				from = filepath.Join(a.cwd, from)
+			from, fromStudio := c.String("from"), c.Bool("from-studio")
+			if (from == "") == !fromStudio {
+				return errcode.New(errcode.Usage, "init takes one of --from FILE and --from-studio").Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
-			if !host.IsRobloxFile(from) {
-				return errcode.New(errcode.Usage, "--from %q must be a .rbxl, .rbxlx, .rbxm or .rbxmx file", c.String("from")).
-					Reason(errcode.ReasonBadInput, errcode.NextFixRequest)
+			for _, f := range []string{"session", "wait", "port", "emulate", "place"} {
+				if c.IsSet(f) && !fromStudio {
+					return errcode.New(errcode.Usage, "--%s goes with --from-studio", f).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+				}
+			}
+			if !fromStudio {
+				if !filepath.IsAbs(from) {
+					from = filepath.Join(a.cwd, from)
+				}
+				if !host.IsRobloxFile(from) {
+					return errcode.New(errcode.Usage, "--from %q must be a .rbxl, .rbxlx, .rbxm or .rbxmx file", c.String("from")).
+						Reason(errcode.ReasonBadInput, errcode.NextFixRequest)
+				}
 			}
 			dir := a.cwd
 			if c.Args().Len() > 1 {
@@ -79,10 +95,6 @@ func (a *app) initCommand() *cli.Command {
 					dir = filepath.Join(a.cwd, dir)
 				}
 			}
-			file, err := host.ReadRobloxFile(from)
-			if err != nil {
-				return err
-			}
 			var services []string
 			for _, s := range c.StringSlice("services") {
 				for _, p := range strings.Split(s, ",") {
@@ -91,21 +103,47 @@ func (a *app) initCommand() *cli.Command {
 					}
 				}
 			}
-			name := strings.TrimSuffix(filepath.Base(from), filepath.Ext(from))
-			opt := syncback.Options{Name: name, Services: services}
-			var res *syncback.Result
-			if ext := strings.ToLower(filepath.Ext(from)); ext == ".rbxm" || ext == ".rbxmx" {
-				// A model: its top-level instances are the project root's children.
-				res, err = syncback.ExtractModel(file.Root.Children, opt)
-			} else {
-				res, err = syncback.Extract(file.Root, opt)
-			}
-			if err != nil {
-				return errcode.Wrap(errcode.Internal, err, "extract "+from)
-			}
 			stateDir, err := a.stateDir()
 			if err != nil {
 				return err
+			}
+			var res *syncback.Result
+			if fromStudio {
+				projectFile := ""
+				if c.String("project") != "" {
+					loc, err := a.locate(c)
+					if err != nil {
+						return err
+					}
+					projectFile = loc.File
+				}
+				// The same extraction as a place file's: only where the tree
+				// comes from differs.
+				own := ownOptions{port: int(c.Int("port")), wait: c.Duration("wait"), emulate: c.Bool("emulate"), place: c.String("place")}
+				root, name, src, err := a.studioPlace(ctx, stateDir, projectFile, c.String("session"), own)
+				if err != nil {
+					return err
+				}
+				from = src
+				if res, err = syncback.Extract(root, syncback.Options{Name: name, Services: services}); err != nil {
+					return errcode.Wrap(errcode.Internal, err, "extract the place of "+from)
+				}
+			} else {
+				file, err := host.ReadRobloxFile(from)
+				if err != nil {
+					return err
+				}
+				name := strings.TrimSuffix(filepath.Base(from), filepath.Ext(from))
+				opt := syncback.Options{Name: name, Services: services}
+				if ext := strings.ToLower(filepath.Ext(from)); ext == ".rbxm" || ext == ".rbxmx" {
+					// A model: its top-level instances are the project root's children.
+					res, err = syncback.ExtractModel(file.Root.Children, opt)
+				} else {
+					res, err = syncback.Extract(file.Root, opt)
+				}
+				if err != nil {
+					return errcode.Wrap(errcode.Internal, err, "extract "+from)
+				}
 			}
 			d, err := writeProject(dir, res, c.Bool("force"), stateDir)
 			if err != nil {

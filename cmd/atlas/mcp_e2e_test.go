@@ -99,6 +99,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	t.Run("InspectorAsClientOfServe", x.testInspector)
 	t.Run("HostWithEmulator", x.testHostWithEmulator)
 	t.Run("EmptyPlaceDeletesNothing", x.testEmptyPlaceOverMCP)
+	t.Run("SymlinkOutsideRefused", x.testSymlinkOutsideOverMCP)
 	t.Run("StdoutIsJSONRPCOnly", x.testStdoutHygiene)
 	t.Run("ProtocolRobustness", x.testProtocolRobustness)
 	t.Run("UnknownToolIsProtocolError", x.testUnknownTool)

@@ -104,7 +104,9 @@ func (a *app) runSourcemap(ctx context.Context, opts sourcemapOptions) error {
 
 // buildSourcemap loads the project from disk and renders its sourcemap.
 func buildSourcemap(loc *project.Location, opts sourcemapOptions) (data []byte, count int, warnings []string, err error) {
-	p, err := project.Load(os.DirFS(loc.FSRoot), loc.FileInFS, project.Options{DirName: loc.DirName(), RecordFiles: true})
+	lopts := loc.Options()
+	lopts.RecordFiles = true
+	p, err := project.Load(os.DirFS(loc.FSRoot), loc.FileInFS, lopts)
 	if err != nil {
 		return nil, 0, nil, err
 	}
