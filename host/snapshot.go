@@ -149,6 +149,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	if c.session == s.Info().ID && c.snapshotID != "" {
 		params.Reuse, prev = c.snapshotID, c.byHandle
 		params.AllowUnchanged = c.tree != nil && c.paramsKey == key
+		params.Delta = params.AllowUnchanged
 	}
 	res, err := s.Snapshot(ctx, params)
 	if err != nil {
@@ -160,9 +161,19 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		}
 		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
-	t, err := buildTree(res, prev)
+	var t *dom.Instance
+	if res.Delta {
+		if !params.Delta {
+			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
+		}
+		t, err = applyDelta(c.tree, res, prev)
+	} else {
+		t, err = buildTree(res, prev)
+	}
 	if errors.Is(err, errStaleReuse) {
-		params.Reuse = ""
+		// The host cannot follow what Studio sent off the cached snapshot: ask for
+		// the whole place with every Source.
+		params.Reuse, params.AllowUnchanged, params.Delta = "", false, false
 		if res, err = s.Snapshot(ctx, params); err != nil {
 			return nil, err
 		}
@@ -290,22 +301,8 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom
 	for _, w := range res.Instances {
 		inst := dom.New(w.Name, w.ClassName)
 		inst.Handle = w.Handle
-		for name, raw := range w.Properties {
-			v, err := dom.Unmarshal(raw)
-			if err != nil {
-				return nil, errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
-			}
-			inst.Properties[name] = v
-		}
-		if w.SourceFrom != "" {
-			old, ok := prev[w.SourceFrom]
-			if !ok {
-				return nil, errStaleReuse
-			}
-			inst.Properties["Source"] = old.source
-			inst.SourceHash = old.hash
-		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
-			inst.SourceHash = gitblob.Hash([]byte(src))
+		if err := readRecord(inst, w, prev); err != nil {
+			return nil, err
 		}
 		if w.Parent == nil {
 			if root != nil {
@@ -328,8 +325,127 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom
 	return root, nil
 }
 
-// errStaleReuse means a sourceFrom named a handle the host does not hold.
-var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
+// readRecord sets inst's properties from w, its Source from the host's copy when w
+// has sourceFrom, and its Source hash.
+func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource) error {
+	for name, raw := range w.Properties {
+		v, err := dom.Unmarshal(raw)
+		if err != nil {
+			return errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
+		}
+		inst.Properties[name] = v
+	}
+	if w.SourceFrom != "" {
+		old, ok := prev[w.SourceFrom]
+		if !ok {
+			return errStaleReuse
+		}
+		inst.Properties["Source"] = old.source
+		inst.SourceHash = old.hash
+	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
+		inst.SourceHash = gitblob.Hash([]byte(src))
+	}
+	return nil
+}
+
+// errStaleReuse means a sourceFrom named a handle the host does not hold, or a
+// delta did not fit the cached tree.
+var errStaleReuse = errors.New("snapshot refers to a source or instance the host does not hold")
+
+// applyDelta returns the tree of the snapshot res describes as changes to prev (the
+// snapshot res's request named as Reuse): prev is copied, then res's removed
+// handles are detached, its instances added or updated (moved when their parent
+// changed), and the children it lists put in that order. The result is the tree a
+// whole snapshot would have given; anything that does not fit prev is
+// errStaleReuse, and prev is left as it was.
+func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, error) {
+	if prev == nil {
+		return nil, errStaleReuse
+	}
+	root := prev.Clone()
+	byHandle := map[string]*dom.Instance{}
+	root.Walk(func(x *dom.Instance) bool {
+		if x.Handle != "" {
+			byHandle[x.Handle] = x
+		}
+		return true
+	})
+	for _, h := range res.Removed {
+		x := byHandle[h]
+		if x == nil {
+			return nil, errStaleReuse
+		}
+		detach(x)
+		delete(byHandle, h)
+	}
+	for _, w := range res.Instances {
+		x := byHandle[w.Handle]
+		if x == nil {
+			x = dom.New(w.Name, w.ClassName)
+			x.Handle = w.Handle
+			byHandle[w.Handle] = x
+		} else if x.ClassName != w.ClassName {
+			return nil, errStaleReuse
+		}
+		x.Name = w.Name
+		x.Properties = make(dom.Properties, len(w.Properties)+1)
+		x.SourceHash = ""
+		if err := readRecord(x, w, sources); err != nil {
+			return nil, err
+		}
+		if w.Parent == nil {
+			if x != root {
+				return nil, errStaleReuse
+			}
+			continue
+		}
+		parent := byHandle[*w.Parent]
+		if parent == nil {
+			return nil, errStaleReuse
+		}
+		if x.Parent != parent {
+			for a := parent; a != nil; a = a.Parent {
+				if a == x {
+					return nil, errStaleReuse
+				}
+			}
+			detach(x)
+			parent.AddChild(x)
+		}
+	}
+	for ph, order := range res.Children {
+		parent := byHandle[ph]
+		if parent == nil || len(order) != len(parent.Children) {
+			return nil, errStaleReuse
+		}
+		kids := make([]*dom.Instance, len(order))
+		for i, h := range order {
+			c := byHandle[h]
+			if c == nil || c.Parent != parent {
+				return nil, errStaleReuse
+			}
+			kids[i] = c
+		}
+		parent.Children = kids
+	}
+	root.AssignIDs()
+	return root, nil
+}
+
+// detach takes x out of its parent's children.
+func detach(x *dom.Instance) {
+	p := x.Parent
+	if p == nil {
+		return
+	}
+	for i, c := range p.Children {
+		if c == x {
+			p.Children = append(p.Children[:i:i], p.Children[i+1:]...)
+			break
+		}
+	}
+	x.Parent = nil
+}
 
 // shareSources points Studio scripts whose text equals the disk's at the disk's
 // string, so the same text is held once.

@@ -1,0 +1,8 @@
+package host
+
+import "github.com/atlas-rbx/atlas/dom"
+
+// CachedStudioTree is the Studio tree the host holds from its latest snapshot.
+func (h *Host) CachedStudioTree() *dom.Instance {
+	return h.studio.tree
+}

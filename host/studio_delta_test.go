@@ -1,0 +1,231 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// deltaProject has full subtrees (ReplicatedStorage/Shared, ServerScriptService),
+// nodes only (Workspace with ignoreUnknownInstances), and managed properties of a
+// Part and of a value object.
+var deltaProject = map[string]string{
+	"default.project.json": `{
+  "name": "Delta",
+  "tree": {
+    "$className": "DataModel",
+    "ReplicatedStorage": { "Shared": { "$path": "src/shared" } },
+    "ServerScriptService": { "$path": "src/server" },
+    "Workspace": {
+      "$ignoreUnknownInstances": true,
+      "Spawn": { "$className": "Part", "$properties": { "Anchored": true, "Size": [8, 1, 8] } },
+      "Setting": { "$className": "StringValue", "$properties": { "Value": "a" } }
+    }
+  }
+}`,
+	"src/shared/A.luau":               "return 'a'\n",
+	"src/shared/B.luau":               "return 'b'\n",
+	"src/shared/Lib/init.luau":        "return {}\n",
+	"src/shared/Lib/X.luau":           "return 'x'\n",
+	"src/shared/Lib/Deep/Y.luau":      "return 'y'\n",
+	"src/server/Main.server.luau":     "print('hi')\n",
+	"src/server/Jobs/Run.server.luau": "print('run')\n",
+}
+
+var deltaNames = []string{"A", "B", "X", "Lib", "Deep", "Y", "Shared", "Jobs", "New"}
+
+// randomStudioEdit changes the place at random as a person in Studio might: a Source, a
+// managed property, a rename (often to a sibling's name), a move, an addition, a
+// deletion or a duplicate. It returns what it did.
+func randomStudioEdit(r *rand.Rand, root *bridgetest.Node) string {
+	type entry struct{ n, parent *bridgetest.Node }
+	var all []entry
+	var walk func(n, parent *bridgetest.Node, depth int)
+	walk = func(n, parent *bridgetest.Node, depth int) {
+		if depth >= 2 {
+			all = append(all, entry{n, parent})
+		}
+		for _, c := range n.Children {
+			walk(c, n, depth+1)
+		}
+	}
+	walk(root, nil, 0)
+	var containers []*bridgetest.Node
+	for _, name := range []string{"ReplicatedStorage", "ServerScriptService", "Workspace", "Lighting"} {
+		if s := root.Child(name); s != nil {
+			containers = append(containers, s)
+		}
+	}
+	for _, e := range all {
+		if !e.n.IsScript() || e.n.ClassName == "ModuleScript" {
+			containers = append(containers, e.n)
+		}
+	}
+	pick := func() (entry, bool) {
+		if len(all) == 0 {
+			return entry{}, false
+		}
+		return all[r.IntN(len(all))], true
+	}
+	remove := func(e entry) {
+		i := slices.Index(e.parent.Children, e.n)
+		e.parent.Children = slices.Delete(e.parent.Children, i, i+1)
+	}
+	within := func(n, ancestor *bridgetest.Node) bool {
+		var found bool
+		var w func(x *bridgetest.Node)
+		w = func(x *bridgetest.Node) {
+			if x == n {
+				found = true
+			}
+			for _, c := range x.Children {
+				w(c)
+			}
+		}
+		w(ancestor)
+		return found
+	}
+	switch k := r.IntN(8); k {
+	case 0, 1:
+		var scripts []*bridgetest.Node
+		for _, e := range all {
+			if e.n.IsScript() {
+				scripts = append(scripts, e.n)
+			}
+		}
+		if len(scripts) > 0 {
+			s := scripts[r.IntN(len(scripts))]
+			s.SetSource(fmt.Sprintf("return %d\n", r.IntN(1000)))
+			return "source " + s.Name
+		}
+	case 2:
+		ws := root.Child("Workspace")
+		if sp := ws.Child("Spawn"); sp != nil {
+			sp.Properties["Anchored"] = json.RawMessage(fmt.Sprintf(`{"Bool":%v}`, r.IntN(2) == 0))
+			sp.Properties["Size"] = json.RawMessage(fmt.Sprintf(`{"Vector3":[%d,1,8]}`, r.IntN(9)))
+			return "props Spawn"
+		}
+		if v := ws.Child("Setting"); v != nil {
+			v.Properties["Value"] = json.RawMessage(fmt.Sprintf(`{"String":"v%d"}`, r.IntN(9)))
+			return "value Setting"
+		}
+	case 3:
+		if e, ok := pick(); ok {
+			e.n.Name = deltaNames[r.IntN(len(deltaNames))]
+			return "rename to " + e.n.Name
+		}
+	case 4:
+		if e, ok := pick(); ok {
+			to := containers[r.IntN(len(containers))]
+			if within(to, e.n) {
+				return "no move"
+			}
+			remove(e)
+			to.Children = append(to.Children, e.n)
+			return "move " + e.n.Name + " to " + to.Name
+		}
+	case 5:
+		to := containers[r.IntN(len(containers))]
+		n := &bridgetest.Node{Name: deltaNames[r.IntN(len(deltaNames))], ClassName: "Folder", Properties: map[string]json.RawMessage{}}
+		if r.IntN(2) == 0 {
+			n.ClassName = "ModuleScript"
+			n.SetSource("return 'new'\n")
+		}
+		to.Children = append(to.Children, n)
+		return "add " + n.Name + " to " + to.Name
+	case 6:
+		if e, ok := pick(); ok {
+			remove(e)
+			return "delete " + e.n.Name
+		}
+	case 7:
+		if e, ok := pick(); ok {
+			e.parent.Children = append(e.parent.Children, e.n.Clone())
+			return "duplicate " + e.n.Name
+		}
+	}
+	return "nothing"
+}
+
+// dumpTree writes a tree as a whole snapshot gives it: ids, names, classes, values
+// and Source hashes in child order (handles differ from one plugin to another).
+func dumpTree(t *dom.Instance) string {
+	var b strings.Builder
+	t.Walk(func(x *dom.Instance) bool {
+		fmt.Fprintf(&b, "%s|%s|%s|%s", x.ID, x.Name, x.ClassName, x.SourceHash)
+		names := x.PropertyNames()
+		sort.Strings(names)
+		for _, n := range names {
+			v, _ := dom.Marshal(x.Properties[n])
+			fmt.Fprintf(&b, "|%s=%s", n, v)
+		}
+		b.WriteString("\n")
+		return true
+	})
+	return b.String()
+}
+
+// TestStudioDeltaEqualsWholeSnapshot runs random Studio edits on a place held by a
+// fake plugin that answers with deltas, and the same place held by one that
+// answers whole, each with its host: after every edit both hosts hold the same
+// Studio tree, and their plans have the same hash and changes.
+func TestStudioDeltaEqualsWholeSnapshot(t *testing.T) {
+	// One session id for both: it is part of the plan hash.
+	const session = "0123456789abcdef0123456789abcdef"
+	a := hosttest.StartWith(t, hosttest.Config{Files: deltaProject, Plugin: func(p *bridgetest.Plugin) { p.SessionID = session }})
+	b := hosttest.StartWith(t, hosttest.Config{Files: deltaProject, Plugin: func(p *bridgetest.Plugin) {
+		p.SessionID = session
+		p.NoDelta = true
+	}})
+	ctx := context.Background()
+	plan := func(h *host.Host) (*host.PlanData, string) {
+		t.Helper()
+		d, err := h.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := json.Marshal(d.Changes)
+		return d, string(c)
+	}
+	plan(a.Host)
+	r := rand.New(rand.NewPCG(13, 1))
+	rounds, mismatches := 0, 0
+	for i := range 400 {
+		var did []string
+		a.Plugin.Edit(func(root *bridgetest.Node) {
+			for range 1 + r.IntN(3) {
+				did = append(did, randomStudioEdit(r, root))
+			}
+		})
+		copyPlace := a.Plugin.Place()
+		b.Plugin.Edit(func(root *bridgetest.Node) { *root = *copyPlace.Root })
+		da, ca := plan(a.Host)
+		db, cb := plan(b.Host)
+		rounds++
+		ta, tb := dumpTree(a.Host.CachedStudioTree()), dumpTree(b.Host.CachedStudioTree())
+		if da.Base.Commit != db.Base.Commit {
+			t.Fatalf("the two repositories have different commits: %s, %s", da.Base.Commit, db.Base.Commit)
+		}
+		if ta != tb || da.PlanHash != db.PlanHash || ca != cb {
+			mismatches++
+			t.Errorf("round %d (%v): delta and whole differ\ntree equal %v, hash %s vs %s\ndelta tree:\n%s\nwhole tree:\n%s\nchanges:\n%s\n%s",
+				i, did, ta == tb, da.PlanHash, db.PlanHash, ta, tb, ca, cb)
+			break
+		}
+	}
+	whole, deltas := a.Plugin.Snapshots()
+	t.Logf("%d rounds, %d mismatches (%d deltas, %d whole snapshots)", rounds, mismatches, deltas, whole)
+	if deltas < rounds/2 {
+		t.Fatalf("only %d of %d snapshots were deltas", deltas, rounds)
+	}
+}
