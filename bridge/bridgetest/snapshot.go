@@ -77,6 +77,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	snapshotID := p.snapshotID
 	nodes := map[*Node]*sentNode{}
 	var out []protocol.SnapshotInstance
+	var outNodes []*Node
 	var walk func(n *Node, parent *Node, all bool)
 	walk = func(n *Node, parent *Node, all bool) {
 		m := marks[n]
@@ -117,6 +118,7 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 				}
 			}
 			out = append(out, inst)
+			outNodes = append(outNodes, n)
 		}
 		for _, c := range n.Children {
 			walk(c, n, all)
@@ -170,7 +172,9 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	for i := range out {
 		n := instanceSize(&out[i])
 		if n > protocol.InstanceLimit(limit) {
-			path := strings.Join(append(p.pathOf(out, i), out[i].Name), "/")
+			p.mu.Lock()
+			path := strings.Join(p.path(outNodes[i]), "/")
+			p.mu.Unlock()
 			return nil, tooLarge("instance "+path, n, protocol.InstanceLimit(limit)).With("path", path)
 		}
 		if i > start && (i-start >= chunk || size+n > partBytes) {
@@ -224,25 +228,6 @@ func instanceSize(i *protocol.SnapshotInstance) int {
 		n += len(k) + len(v) + 4
 	}
 	return n
-}
-
-// pathOf returns the names of the ancestors of out[i] below game, from the parent
-// handles of the snapshot.
-func (p *Plugin) pathOf(out []protocol.SnapshotInstance, i int) []string {
-	byHandle := map[string]*protocol.SnapshotInstance{}
-	for j := range out {
-		byHandle[out[j].Handle] = &out[j]
-	}
-	var names []string
-	for x := out[i].Parent; x != nil; {
-		a := byHandle[*x]
-		if a == nil || a.Parent == nil {
-			break
-		}
-		names = append([]string{a.Name}, names...)
-		x = a.Parent
-	}
-	return names
 }
 
 // match returns every instance reached by path from the root: a name matches every
