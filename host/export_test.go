@@ -6,3 +6,8 @@ import "github.com/atlas-rbx/atlas/dom"
 func (h *Host) CachedStudioTree() *dom.Instance {
 	return h.studio.tree
 }
+
+// StudioDeltas is how many snapshots Studio answered as deltas the host applied.
+func (h *Host) StudioDeltas() int {
+	return h.studio.deltas
+}

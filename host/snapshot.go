@@ -44,6 +44,8 @@ type studioCache struct {
 	// tree and paramsKey are the latest snapshot and what it asked for.
 	tree      *dom.Instance
 	paramsKey string
+	// deltas counts the snapshots Studio answered as deltas the host applied.
+	deltas int
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -166,7 +168,9 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		if !params.Delta {
 			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
 		}
-		t, err = applyDelta(c.tree, res, prev)
+		if t, err = applyDelta(c.tree, res, prev); err == nil {
+			c.deltas++
+		}
 	} else {
 		t, err = buildTree(res, prev)
 	}

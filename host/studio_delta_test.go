@@ -229,3 +229,113 @@ func TestStudioDeltaEqualsWholeSnapshot(t *testing.T) {
 		t.Fatalf("only %d of %d snapshots were deltas", deltas, rounds)
 	}
 }
+
+// emuEdit is Luau that makes random Studio edits in the emulator's DataModel, from a
+// seed: Sources, managed properties, renames to sibling names, moves, additions,
+// deletions (Destroy, or Parent = nil as Studio's delete does) and duplicates.
+const emuEdit = `
+local state = %d * 7919 + 17
+local function int(lo, hi)
+	state = (state * 1103515245 + 12345) %% 2147483648
+	return lo + (state // 65536) %% (hi - lo + 1)
+end
+local NAMES = { "A", "B", "X", "Lib", "Deep", "Y", "Shared", "Jobs", "New" }
+for _ = 1, int(1, 3) do
+	local all = {}
+	for _, service in { "ReplicatedStorage", "ServerScriptService", "Workspace", "Lighting" } do
+		for _, d in game:GetService(service):GetDescendants() do
+			if not d:IsA("Camera") and not d:IsA("Terrain") then
+				table.insert(all, d)
+			end
+		end
+	end
+	local containers = { game:GetService("ReplicatedStorage"), game:GetService("ServerScriptService"), workspace, game:GetService("Lighting") }
+	for _, d in all do
+		if d:IsA("Folder") or d:IsA("ModuleScript") then
+			table.insert(containers, d)
+		end
+	end
+	local k = int(1, 8)
+	local x = all[int(1, #all)]
+	if k <= 2 then
+		local scripts = {}
+		for _, d in all do
+			if d:IsA("LuaSourceContainer") then table.insert(scripts, d) end
+		end
+		if #scripts > 0 then scripts[int(1, #scripts)].Source = "return " .. int(1, 1000) .. "\n" end
+	elseif k == 3 then
+		local spawn = workspace:FindFirstChild("Spawn")
+		if spawn and spawn:IsA("Part") then
+			spawn.Anchored = int(0, 1) == 1
+			spawn.Size = Vector3.new(int(1, 9), 1, 8)
+		end
+		local setting = workspace:FindFirstChild("Setting")
+		if setting and setting:IsA("StringValue") then setting.Value = "v" .. int(1, 9) end
+	elseif k == 4 and x then
+		x.Name = NAMES[int(1, #NAMES)]
+	elseif k == 5 and x then
+		local to = containers[int(1, #containers)]
+		if to ~= x and not to:IsDescendantOf(x) then x.Parent = to end
+	elseif k == 6 then
+		local to = containers[int(1, #containers)]
+		local n = Instance.new(if int(0, 1) == 1 then "Folder" else "ModuleScript")
+		n.Name = NAMES[int(1, #NAMES)]
+		if n:IsA("ModuleScript") then n.Source = "return 'new'\n" end
+		n.Parent = to
+	elseif k == 7 and x then
+		if int(0, 1) == 1 then x:Destroy() else x.Parent = nil end
+	elseif k == 8 and x then
+		local c = x:Clone()
+		if c then c.Parent = x.Parent end
+	end
+end
+`
+
+// A Play/Stop in the emulator's DataModel: the plugin's next snapshot is whole.
+const emuPlayStop = `
+local rs = game:GetService("RunService")
+rs.RunState = Enum.RunState.Running
+rs.RunState = Enum.RunState.Stopped
+`
+
+// TestStudioDeltaEqualsWholeSnapshotEmulated makes random Studio edits in the
+// emulator (the real plugin): after each, the host plans off a delta, then, after a
+// Play/Stop that makes the plugin answer whole, off a whole snapshot; both give the
+// same Studio tree, plan hash and changes.
+func TestStudioDeltaEqualsWholeSnapshotEmulated(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h := e.host
+	ctx := context.Background()
+	plan := func() (*host.PlanData, string, string) {
+		t.Helper()
+		d, err := h.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := json.Marshal(d.Changes)
+		return d, string(c), dumpTree(h.CachedStudioTree())
+	}
+	plan()
+	rounds, mismatches := 0, 0
+	for i := range 150 {
+		mustExec(t, h, fmt.Sprintf(emuEdit, i+1))
+		before := h.StudioDeltas()
+		da, ca, ta := plan()
+		if h.StudioDeltas() != before+1 {
+			t.Fatalf("round %d: the plan after an edit did not use a delta", i)
+		}
+		mustExec(t, h, emuPlayStop)
+		db, cb, tb := plan()
+		if h.StudioDeltas() != before+1 {
+			t.Fatalf("round %d: the plan after a Play/Stop used a delta", i)
+		}
+		rounds++
+		if ta != tb || da.PlanHash != db.PlanHash || ca != cb {
+			mismatches++
+			t.Errorf("round %d: delta and whole differ\ntree equal %v, hash %s vs %s\ndelta tree:\n%s\nwhole tree:\n%s\nchanges:\n%s\n%s",
+				i, ta == tb, da.PlanHash, db.PlanHash, ta, tb, ca, cb)
+			break
+		}
+	}
+	t.Logf("%d rounds, %d mismatches", rounds, mismatches)
+}
