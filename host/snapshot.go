@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -146,8 +148,7 @@ func (sn *snapshots) take(ctx context.Context, s *bridge.Session, params protoco
 func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams, disk map[string]*dom.Instance) (*dom.Instance, error) {
 	c := sn.c
 	var prev map[string]cachedSource
-	b, _ := json.Marshal(params)
-	key := string(b)
+	key := paramsKey(params)
 	if c.session == s.Info().ID && c.snapshotID != "" {
 		params.Reuse, prev = c.snapshotID, c.byHandle
 		params.AllowUnchanged = c.tree != nil && c.paramsKey == key
@@ -164,17 +165,19 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
 	var t *dom.Instance
+	var touched []*dom.Instance // with a delta: the instances it sent
 	if res.Delta {
 		if !params.Delta {
 			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
 		}
-		if t, err = applyDelta(c.tree, res, prev); err == nil {
+		if t, touched, err = applyDelta(c.tree, res, prev); err == nil {
 			c.deltas++
 		}
 	} else {
 		t, err = buildTree(res, prev)
 	}
 	if errors.Is(err, errStaleReuse) {
+		touched = nil
 		// The host cannot follow what Studio sent off the cached snapshot: ask for
 		// the whole place with every Source.
 		params.Reuse, params.AllowUnchanged, params.Delta = "", false, false
@@ -186,9 +189,20 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	shareSources(t, disk)
 	c.session, c.snapshotID = s.Info().ID, res.SnapshotID
 	c.tree, c.paramsKey = t, key
+	if res.Delta && touched != nil {
+		// Only what the delta sent is new: the rest shares what the cache held.
+		// Handles are never reused, so the sources of removed ones can stay.
+		for _, x := range touched {
+			shareSource(x, disk)
+			if x.SourceHash != "" {
+				c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+			}
+		}
+		return t, nil
+	}
+	shareSources(t, disk)
 	c.byHandle = map[string]cachedSource{}
 	t.Walk(func(x *dom.Instance) bool {
 		if x.SourceHash != "" {
@@ -199,10 +213,73 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	return t, nil
 }
 
+// lastScope is the latest scope computed, by its trees: loaded trees are never
+// changed (an update makes a new root), so the same roots give the same scope.
+var lastScope struct {
+	sync.Mutex
+	trees  []*dom.Instance
+	params protocol.SnapshotParams
+	key    string
+}
+
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
 // with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
-// false), and the managed properties by class.
+// false), and the managed properties by class. The request is shared with other
+// callers for the same trees: nobody changes its slices and maps.
 func scope(trees ...*dom.Instance) protocol.SnapshotParams {
+	p, _ := scopeWithKey(trees...)
+	return p
+}
+
+// scopeWithKey is scope and the request's JSON, which tells requests apart.
+func scopeWithKey(trees ...*dom.Instance) (protocol.SnapshotParams, string) {
+	lastScope.Lock()
+	defer lastScope.Unlock()
+	if slices.Equal(lastScope.trees, trees) {
+		return lastScope.params, lastScope.key
+	}
+	p := computeScope(trees...)
+	b, _ := json.Marshal(p)
+	lastScope.trees, lastScope.params, lastScope.key = slices.Clone(trees), p, string(b)
+	return p, lastScope.key
+}
+
+// paramsKey returns the JSON of a snapshot request, from scope's memory when it is
+// the latest scope.
+func paramsKey(p protocol.SnapshotParams) string {
+	lastScope.Lock()
+	last, key := lastScope.params, lastScope.key
+	lastScope.Unlock()
+	if key != "" && sameRequest(p, last) {
+		return key
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// sameRequest reports whether two requests are the same values, checking first
+// whether they share their slices and maps (a scope handed out twice).
+func sameRequest(a, b protocol.SnapshotParams) bool {
+	if a.ChunkSize != b.ChunkSize || a.Reuse != b.Reuse || a.AllowUnchanged != b.AllowUnchanged || a.Delta != b.Delta {
+		return false
+	}
+	same := func(x, y [][]string) bool {
+		return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	if !same(a.Roots, b.Roots) || !same(a.Nodes, b.Nodes) || len(a.Properties) != len(b.Properties) {
+		return false
+	}
+	for class, props := range a.Properties {
+		other, ok := b.Properties[class]
+		if !ok || !maps.Equal(props, other) {
+			return false
+		}
+	}
+	return true
+}
+
+// computeScope is scope without the memory.
+func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
 	p := protocol.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
@@ -357,83 +434,100 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 var errStaleReuse = errors.New("snapshot refers to a source or instance the host does not hold")
 
 // applyDelta returns the tree of the snapshot res describes as changes to prev (the
-// snapshot res's request named as Reuse): prev is copied, then res's removed
-// handles are detached, its instances added or updated (moved when their parent
-// changed), and the children it lists put in that order. The result is the tree a
-// whole snapshot would have given; anything that does not fit prev is
-// errStaleReuse, and prev is left as it was.
-func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, error) {
+// snapshot res's request named as Reuse), and the instances res sent: prev is
+// copied, then res's removed handles are detached, its instances added or updated
+// (moved when their parent changed), and the children it lists put in that order.
+// The result is the tree a whole snapshot would have given; anything that does not
+// fit prev is errStaleReuse, and prev is left as it was.
+func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, error) {
 	if prev == nil {
-		return nil, errStaleReuse
+		return nil, nil, errStaleReuse
 	}
-	root := prev.Clone()
-	byHandle := map[string]*dom.Instance{}
-	root.Walk(func(x *dom.Instance) bool {
-		if x.Handle != "" {
-			byHandle[x.Handle] = x
-		}
-		return true
-	})
+	byHandle := make(map[string]*dom.Instance, len(sources)*5)
+	root := cloneIndexed(prev, byHandle)
+	// Ids change only when names or places do.
+	structural := len(res.Removed) > 0 || len(res.Children) > 0
 	for _, h := range res.Removed {
 		x := byHandle[h]
 		if x == nil {
-			return nil, errStaleReuse
+			return nil, nil, errStaleReuse
 		}
 		detach(x)
 		delete(byHandle, h)
 	}
+	touched := make([]*dom.Instance, 0, len(res.Instances))
 	for _, w := range res.Instances {
 		x := byHandle[w.Handle]
 		if x == nil {
 			x = dom.New(w.Name, w.ClassName)
 			x.Handle = w.Handle
 			byHandle[w.Handle] = x
+			structural = true
 		} else if x.ClassName != w.ClassName {
-			return nil, errStaleReuse
+			return nil, nil, errStaleReuse
+		}
+		touched = append(touched, x)
+		if x.Name != w.Name {
+			structural = true
 		}
 		x.Name = w.Name
 		x.Properties = make(dom.Properties, len(w.Properties)+1)
 		x.SourceHash = ""
 		if err := readRecord(x, w, sources); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if w.Parent == nil {
 			if x != root {
-				return nil, errStaleReuse
+				return nil, nil, errStaleReuse
 			}
 			continue
 		}
 		parent := byHandle[*w.Parent]
 		if parent == nil {
-			return nil, errStaleReuse
+			return nil, nil, errStaleReuse
 		}
 		if x.Parent != parent {
 			for a := parent; a != nil; a = a.Parent {
 				if a == x {
-					return nil, errStaleReuse
+					return nil, nil, errStaleReuse
 				}
 			}
 			detach(x)
 			parent.AddChild(x)
+			structural = true
 		}
 	}
 	for ph, order := range res.Children {
 		parent := byHandle[ph]
 		if parent == nil || len(order) != len(parent.Children) {
-			return nil, errStaleReuse
+			return nil, nil, errStaleReuse
 		}
 		kids := make([]*dom.Instance, len(order))
 		for i, h := range order {
 			c := byHandle[h]
 			if c == nil || c.Parent != parent {
-				return nil, errStaleReuse
+				return nil, nil, errStaleReuse
 			}
 			kids[i] = c
 		}
 		parent.Children = kids
 	}
-	root.AssignIDs()
-	return root, nil
+	if structural {
+		root.AssignIDs()
+	}
+	return root, touched, nil
+}
+
+// cloneIndexed is x.Clone that also notes every copy with a handle in byHandle.
+func cloneIndexed(x *dom.Instance, byHandle map[string]*dom.Instance) *dom.Instance {
+	c := x.Clone()
+	c.Walk(func(y *dom.Instance) bool {
+		if y.Handle != "" {
+			byHandle[y.Handle] = y
+		}
+		return true
+	})
+	return c
 }
 
 // detach takes x out of its parent's children.
@@ -455,14 +549,19 @@ func detach(x *dom.Instance) {
 // string, so the same text is held once.
 func shareSources(studio *dom.Instance, d map[string]*dom.Instance) {
 	studio.Walk(func(x *dom.Instance) bool {
-		if x.SourceHash == "" {
-			return true
-		}
-		if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
-			if src, ok := di.Properties["Source"]; ok {
-				x.Properties["Source"] = src
-			}
-		}
+		shareSource(x, d)
 		return true
 	})
+}
+
+// shareSource is shareSources for one instance.
+func shareSource(x *dom.Instance, d map[string]*dom.Instance) {
+	if x.SourceHash == "" {
+		return
+	}
+	if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
+		if src, ok := di.Properties["Source"]; ok {
+			x.Properties["Source"] = src
+		}
+	}
 }

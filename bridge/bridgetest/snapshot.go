@@ -85,8 +85,15 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 			return
 		}
 		all = all || m == markTree
-		props := readProperties(n, in.Properties[n.ClassName])
 		old := prevNodes[n]
+		var props protocol.Values
+		if old != nil && sameRaw(n, in.Properties[n.ClassName], old.props) {
+			// Edits and applies replace values, never change them in place: the
+			// same bytes are the same values, read without copying the place.
+			props = old.props
+		} else {
+			props = readProperties(n, in.Properties[n.ClassName])
+		}
 		sn := &sentNode{parent: parent, name: n.Name, props: props}
 		if old != nil {
 			sn.handle = old.handle
@@ -205,6 +212,41 @@ type sentNode struct {
 func requestKey(in protocol.SnapshotParams) string {
 	b, _ := json.Marshal([]any{in.Roots, in.Nodes, in.Properties})
 	return string(b)
+}
+
+// sameRaw reports whether the properties a snapshot reads of n are the very
+// values (same backing bytes) of props, read by an earlier snapshot.
+func sameRaw(n *Node, asked map[string]string, props protocol.Values) bool {
+	count := 0
+	same := func(name string) bool {
+		v, ok := n.Properties[name]
+		w, had := props[name]
+		if ok != had {
+			return false
+		}
+		if ok {
+			count++
+			return len(v) == len(w) && (len(v) == 0 || &v[0] == &w[0])
+		}
+		return true
+	}
+	for name := range asked {
+		if !same(name) {
+			return false
+		}
+	}
+	if n.IsScript() {
+		if _, ok := n.Properties["Source"]; !ok {
+			return false // read as an empty Source: compare by value
+		}
+		if _, asked := asked["Source"]; !asked && !same("Source") {
+			return false
+		}
+	}
+	if _, asked := asked["RunContext"]; n.ClassName == "Script" && !asked && !same("RunContext") {
+		return false
+	}
+	return count == len(props)
 }
 
 // sameValues reports whether two property sets are the same bytes.
