@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/dom"
@@ -338,4 +339,101 @@ func TestStudioDeltaEqualsWholeSnapshotEmulated(t *testing.T) {
 		}
 	}
 	t.Logf("%d rounds, %d mismatches", rounds, mismatches)
+}
+
+// After Atlas's own apply, and after an undo, the plugin answers whole; an edit
+// after that is a delta again; a new path in the project (other snapshot
+// parameters) is answered whole too.
+func TestStudioDeltaFallbacksEmulated(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h := e.host
+	ctx := context.Background()
+	plan := func() *host.PlanData {
+		t.Helper()
+		d, err := h.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	expectDelta := func(what string, want bool) {
+		t.Helper()
+		before := h.StudioDeltas()
+		plan()
+		if got := h.StudioDeltas() == before+1; got != want {
+			t.Fatalf("%s: delta %v, want %v", what, got, want)
+		}
+	}
+	plan()
+	mustExec(t, h, `game.ReplicatedStorage.Shared.A.Source = "return 1\n"`)
+	expectDelta("a Studio edit", true)
+
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'pushed'\n")
+	d := plan()
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	expectDelta("Atlas's apply", false)
+	mustExec(t, h, `game.ReplicatedStorage.Shared.A.Source = "return 2\n"`)
+	expectDelta("an edit after the apply", true)
+
+	mustExec(t, h, `game:GetService("ChangeHistoryService"):Undo()`)
+	expectDelta("an undo", false)
+
+	hosttest.Write(t, e.dir, "src/shared/C.luau", "return 'c'\n")
+	expectDelta("a new script on disk (another request)", false)
+	mustExec(t, h, `game.ReplicatedStorage.Shared.A.Source = "return 3\n"`)
+	expectDelta("an edit after it", true)
+}
+
+// The fake plugin answers whole after a reconnect and after an apply.
+func TestStudioDeltaFallbacksFake(t *testing.T) {
+	e := hosttest.StartWith(t, hosttest.Config{Files: deltaProject})
+	ctx := context.Background()
+	plan := func() *host.PlanData {
+		t.Helper()
+		d, err := e.Host.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	deltas := func() int { _, n := e.Plugin.Snapshots(); return n }
+	plan()
+	edit := func(src string) {
+		e.Plugin.Edit(func(root *bridgetest.Node) {
+			root.Child("ServerScriptService").Child("Main").SetSource(src)
+		})
+	}
+	edit("print(1)\n")
+	n := deltas()
+	plan()
+	if deltas() != n+1 {
+		t.Fatal("the plan after an edit did not get a delta")
+	}
+	e.Plugin.Close()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := e.Plugin.Connect(cctx, e.Host.PluginURL()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Host.Bridge().WaitSession(cctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	edit("print(2)\n")
+	n = deltas()
+	plan()
+	if deltas() != n {
+		t.Fatal("the plan after a reconnect got a delta")
+	}
+	hosttest.Write(t, e.Dir, "src/shared/A.luau", "return 'pushed'\n")
+	d := plan()
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	n = deltas()
+	plan()
+	if deltas() != n {
+		t.Fatal("the plan after an apply got a delta")
+	}
 }
