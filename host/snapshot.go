@@ -518,16 +518,27 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 	return root, touched, nil
 }
 
-// cloneIndexed is x.Clone that also notes every copy with a handle in byHandle.
+// cloneIndexed copies the tree x for a delta, noting every copy with a handle in
+// byHandle. The copies share their property maps with x: a cached tree is never
+// changed, and applyDelta gives the instances a delta sends maps of their own.
 func cloneIndexed(x *dom.Instance, byHandle map[string]*dom.Instance) *dom.Instance {
-	c := x.Clone()
-	c.Walk(func(y *dom.Instance) bool {
-		if y.Handle != "" {
-			byHandle[y.Handle] = y
+	var clone func(x, parent *dom.Instance) *dom.Instance
+	clone = func(x, parent *dom.Instance) *dom.Instance {
+		c := *x
+		c.Parent = parent
+		c.Children = nil // never x's array: an append must not write into it
+		if len(x.Children) > 0 {
+			c.Children = make([]*dom.Instance, len(x.Children))
+			for i, ch := range x.Children {
+				c.Children[i] = clone(ch, &c)
+			}
 		}
-		return true
-	})
-	return c
+		if c.Handle != "" {
+			byHandle[c.Handle] = &c
+		}
+		return &c
+	}
+	return clone(x, nil)
 }
 
 // detach takes x out of its parent's children.
