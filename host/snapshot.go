@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,6 +46,8 @@ type studioCache struct {
 	// tree and paramsKey are the latest snapshot and what it asked for.
 	tree      *dom.Instance
 	paramsKey string
+	// deltas counts the snapshots Studio answered as deltas the host applied.
+	deltas int
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -144,11 +148,11 @@ func (sn *snapshots) take(ctx context.Context, s *bridge.Session, params protoco
 func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams, disk map[string]*dom.Instance) (*dom.Instance, error) {
 	c := sn.c
 	var prev map[string]cachedSource
-	b, _ := json.Marshal(params)
-	key := string(b)
+	key := paramsKey(params)
 	if c.session == s.Info().ID && c.snapshotID != "" {
 		params.Reuse, prev = c.snapshotID, c.byHandle
 		params.AllowUnchanged = c.tree != nil && c.paramsKey == key
+		params.Delta = params.AllowUnchanged
 	}
 	res, err := s.Snapshot(ctx, params)
 	if err != nil {
@@ -160,9 +164,23 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		}
 		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
-	t, err := buildTree(res, prev)
+	var t *dom.Instance
+	var touched []*dom.Instance // with a delta: the instances it sent
+	if res.Delta {
+		if !params.Delta {
+			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
+		}
+		if t, touched, err = applyDelta(c.tree, res, prev); err == nil {
+			c.deltas++
+		}
+	} else {
+		t, err = buildTree(res, prev)
+	}
 	if errors.Is(err, errStaleReuse) {
-		params.Reuse = ""
+		touched = nil
+		// The host cannot follow what Studio sent off the cached snapshot: ask for
+		// the whole place with every Source.
+		params.Reuse, params.AllowUnchanged, params.Delta = "", false, false
 		if res, err = s.Snapshot(ctx, params); err != nil {
 			return nil, err
 		}
@@ -171,9 +189,20 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	shareSources(t, disk)
 	c.session, c.snapshotID = s.Info().ID, res.SnapshotID
 	c.tree, c.paramsKey = t, key
+	if res.Delta && touched != nil {
+		// Only what the delta sent is new: the rest shares what the cache held.
+		// Handles are never reused, so the sources of removed ones can stay.
+		for _, x := range touched {
+			shareSource(x, disk)
+			if x.SourceHash != "" {
+				c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+			}
+		}
+		return t, nil
+	}
+	shareSources(t, disk)
 	c.byHandle = map[string]cachedSource{}
 	t.Walk(func(x *dom.Instance) bool {
 		if x.SourceHash != "" {
@@ -184,10 +213,73 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	return t, nil
 }
 
+// lastScope is the latest scope computed, by its trees: loaded trees are never
+// changed (an update makes a new root), so the same roots give the same scope.
+var lastScope struct {
+	sync.Mutex
+	trees  []*dom.Instance
+	params protocol.SnapshotParams
+	key    string
+}
+
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
 // with whole subtrees where unknown Studio children matter (ignoreUnknownInstances
-// false), and the managed properties by class.
+// false), and the managed properties by class. The request is shared with other
+// callers for the same trees: nobody changes its slices and maps.
 func scope(trees ...*dom.Instance) protocol.SnapshotParams {
+	p, _ := scopeWithKey(trees...)
+	return p
+}
+
+// scopeWithKey is scope and the request's JSON, which tells requests apart.
+func scopeWithKey(trees ...*dom.Instance) (protocol.SnapshotParams, string) {
+	lastScope.Lock()
+	defer lastScope.Unlock()
+	if slices.Equal(lastScope.trees, trees) {
+		return lastScope.params, lastScope.key
+	}
+	p := computeScope(trees...)
+	b, _ := json.Marshal(p)
+	lastScope.trees, lastScope.params, lastScope.key = slices.Clone(trees), p, string(b)
+	return p, lastScope.key
+}
+
+// paramsKey returns the JSON of a snapshot request, from scope's memory when it is
+// the latest scope.
+func paramsKey(p protocol.SnapshotParams) string {
+	lastScope.Lock()
+	last, key := lastScope.params, lastScope.key
+	lastScope.Unlock()
+	if key != "" && sameRequest(p, last) {
+		return key
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// sameRequest reports whether two requests are the same values, checking first
+// whether they share their slices and maps (a scope handed out twice).
+func sameRequest(a, b protocol.SnapshotParams) bool {
+	if a.ChunkSize != b.ChunkSize || a.Reuse != b.Reuse || a.AllowUnchanged != b.AllowUnchanged || a.Delta != b.Delta {
+		return false
+	}
+	same := func(x, y [][]string) bool {
+		return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	if !same(a.Roots, b.Roots) || !same(a.Nodes, b.Nodes) || len(a.Properties) != len(b.Properties) {
+		return false
+	}
+	for class, props := range a.Properties {
+		other, ok := b.Properties[class]
+		if !ok || !maps.Equal(props, other) {
+			return false
+		}
+	}
+	return true
+}
+
+// computeScope is scope without the memory.
+func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
 	p := protocol.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
@@ -290,22 +382,8 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom
 	for _, w := range res.Instances {
 		inst := dom.New(w.Name, w.ClassName)
 		inst.Handle = w.Handle
-		for name, raw := range w.Properties {
-			v, err := dom.Unmarshal(raw)
-			if err != nil {
-				return nil, errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
-			}
-			inst.Properties[name] = v
-		}
-		if w.SourceFrom != "" {
-			old, ok := prev[w.SourceFrom]
-			if !ok {
-				return nil, errStaleReuse
-			}
-			inst.Properties["Source"] = old.source
-			inst.SourceHash = old.hash
-		} else if src, ok := inst.Properties["Source"].(dom.String); ok {
-			inst.SourceHash = gitblob.Hash([]byte(src))
+		if err := readRecord(inst, w, prev); err != nil {
+			return nil, err
 		}
 		if w.Parent == nil {
 			if root != nil {
@@ -328,21 +406,173 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom
 	return root, nil
 }
 
-// errStaleReuse means a sourceFrom named a handle the host does not hold.
-var errStaleReuse = errors.New("snapshot refers to a source the host does not hold")
+// readRecord sets inst's properties from w, its Source from the host's copy when w
+// has sourceFrom, and its Source hash.
+func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource) error {
+	for name, raw := range w.Properties {
+		v, err := dom.Unmarshal(raw)
+		if err != nil {
+			return errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
+		}
+		inst.Properties[name] = v
+	}
+	if w.SourceFrom != "" {
+		old, ok := prev[w.SourceFrom]
+		if !ok {
+			return errStaleReuse
+		}
+		inst.Properties["Source"] = old.source
+		inst.SourceHash = old.hash
+	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
+		inst.SourceHash = gitblob.Hash([]byte(src))
+	}
+	return nil
+}
+
+// errStaleReuse means a sourceFrom named a handle the host does not hold, or a
+// delta did not fit the cached tree.
+var errStaleReuse = errors.New("snapshot refers to a source or instance the host does not hold")
+
+// applyDelta returns the tree of the snapshot res describes as changes to prev (the
+// snapshot res's request named as Reuse), and the instances res sent: prev is
+// copied, then res's removed handles are detached, its instances added or updated
+// (moved when their parent changed), and the children it lists put in that order.
+// The result is the tree a whole snapshot would have given; anything that does not
+// fit prev is errStaleReuse, and prev is left as it was.
+func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, error) {
+	if prev == nil {
+		return nil, nil, errStaleReuse
+	}
+	byHandle := make(map[string]*dom.Instance, len(sources)*5)
+	root := cloneIndexed(prev, byHandle)
+	// Ids change only when names or places do.
+	structural := len(res.Removed) > 0 || len(res.Children) > 0
+	for _, h := range res.Removed {
+		x := byHandle[h]
+		if x == nil {
+			return nil, nil, errStaleReuse
+		}
+		detach(x)
+		delete(byHandle, h)
+	}
+	touched := make([]*dom.Instance, 0, len(res.Instances))
+	for _, w := range res.Instances {
+		x := byHandle[w.Handle]
+		if x == nil {
+			x = dom.New(w.Name, w.ClassName)
+			x.Handle = w.Handle
+			byHandle[w.Handle] = x
+			structural = true
+		} else if x.ClassName != w.ClassName {
+			return nil, nil, errStaleReuse
+		}
+		touched = append(touched, x)
+		if x.Name != w.Name {
+			structural = true
+		}
+		x.Name = w.Name
+		x.Properties = make(dom.Properties, len(w.Properties)+1)
+		x.SourceHash = ""
+		if err := readRecord(x, w, sources); err != nil {
+			return nil, nil, err
+		}
+		if w.Parent == nil {
+			if x != root {
+				return nil, nil, errStaleReuse
+			}
+			continue
+		}
+		parent := byHandle[*w.Parent]
+		if parent == nil {
+			return nil, nil, errStaleReuse
+		}
+		if x.Parent != parent {
+			for a := parent; a != nil; a = a.Parent {
+				if a == x {
+					return nil, nil, errStaleReuse
+				}
+			}
+			detach(x)
+			parent.AddChild(x)
+			structural = true
+		}
+	}
+	for ph, order := range res.Children {
+		parent := byHandle[ph]
+		if parent == nil || len(order) != len(parent.Children) {
+			return nil, nil, errStaleReuse
+		}
+		kids := make([]*dom.Instance, len(order))
+		for i, h := range order {
+			c := byHandle[h]
+			if c == nil || c.Parent != parent {
+				return nil, nil, errStaleReuse
+			}
+			kids[i] = c
+		}
+		parent.Children = kids
+	}
+	if structural {
+		root.AssignIDs()
+	}
+	return root, touched, nil
+}
+
+// cloneIndexed copies the tree x for a delta, noting every copy with a handle in
+// byHandle. The copies share their property maps with x: a cached tree is never
+// changed, and applyDelta gives the instances a delta sends maps of their own.
+func cloneIndexed(x *dom.Instance, byHandle map[string]*dom.Instance) *dom.Instance {
+	var clone func(x, parent *dom.Instance) *dom.Instance
+	clone = func(x, parent *dom.Instance) *dom.Instance {
+		c := *x
+		c.Parent = parent
+		c.Children = nil // never x's array: an append must not write into it
+		if len(x.Children) > 0 {
+			c.Children = make([]*dom.Instance, len(x.Children))
+			for i, ch := range x.Children {
+				c.Children[i] = clone(ch, &c)
+			}
+		}
+		if c.Handle != "" {
+			byHandle[c.Handle] = &c
+		}
+		return &c
+	}
+	return clone(x, nil)
+}
+
+// detach takes x out of its parent's children.
+func detach(x *dom.Instance) {
+	p := x.Parent
+	if p == nil {
+		return
+	}
+	for i, c := range p.Children {
+		if c == x {
+			p.Children = append(p.Children[:i:i], p.Children[i+1:]...)
+			break
+		}
+	}
+	x.Parent = nil
+}
 
 // shareSources points Studio scripts whose text equals the disk's at the disk's
 // string, so the same text is held once.
 func shareSources(studio *dom.Instance, d map[string]*dom.Instance) {
 	studio.Walk(func(x *dom.Instance) bool {
-		if x.SourceHash == "" {
-			return true
-		}
-		if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
-			if src, ok := di.Properties["Source"]; ok {
-				x.Properties["Source"] = src
-			}
-		}
+		shareSource(x, d)
 		return true
 	})
+}
+
+// shareSource is shareSources for one instance.
+func shareSource(x *dom.Instance, d map[string]*dom.Instance) {
+	if x.SourceHash == "" {
+		return
+	}
+	if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
+		if src, ok := di.Properties["Source"]; ok {
+			x.Properties["Source"] = src
+		}
+	}
 }

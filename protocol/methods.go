@@ -63,6 +63,10 @@ type SnapshotParams struct {
 	// AllowUnchanged lets the plugin answer Unchanged when nothing it watches
 	// changed since the snapshot named by Reuse (asked with the same parameters).
 	AllowUnchanged bool `json:"allowUnchanged,omitempty"`
+	// Delta lets the plugin answer with the changes since the snapshot named by
+	// Reuse (asked with the same parameters) instead of every instance; the plugin
+	// sends a whole snapshot whenever it cannot vouch that a delta is complete.
+	Delta bool `json:"delta,omitempty"`
 }
 
 // SnapshotInstance is one instance of a snapshot.
@@ -85,6 +89,17 @@ type SnapshotResult struct {
 	// Unchanged means nothing changed since the snapshot SnapshotID: Instances is
 	// empty and that snapshot (and its handles) still stands.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Delta means Instances, Removed and Children are the changes since the snapshot
+	// named by the request's Reuse; that snapshot's handles of the instances still in
+	// scope stay the same. Instances are the added instances and the changed ones
+	// (each whole, with its parent: a known handle with another parent was moved),
+	// parents before children; Removed are handles no longer in scope (their
+	// descendants that are not listed again go with them); Children give, for each
+	// parent whose children in scope were added, removed or moved, their handles in
+	// GetChildren order.
+	Delta    bool                `json:"delta,omitempty"`
+	Removed  []string            `json:"removed,omitempty"`
+	Children map[string][]string `json:"children,omitempty"`
 }
 
 // SnapshotPart is the result of a snapshot's partial frame: instances only.

@@ -66,6 +66,8 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	}
 
 	p.dirty = true
+	// As the plugin does, an apply's own writes make the next snapshot whole.
+	p.deltaBase = nil
 	if in.TxID != "" {
 		p.txIDs = append(p.txIDs, in.TxID)
 	}

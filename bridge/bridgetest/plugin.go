@@ -48,6 +48,8 @@ type Plugin struct {
 	// FrameLimit, when set, replaces the frame limit the welcome gives (a plugin
 	// that sends more than the host reads).
 	FrameLimit int
+	// NoDelta answers every snapshot whole, as a plugin without deltas does.
+	NoDelta bool
 
 	mu          sync.Mutex
 	place       *Place
@@ -58,6 +60,10 @@ type Plugin struct {
 	snapshotID  string               // the latest snapshot's id
 	sent        map[*Node]sentSource // what the latest snapshot sent of each script
 	dirty       bool                 // the place changed since the latest snapshot
+	deltaBase   map[*Node]*sentNode  // the latest snapshot, when a delta may follow it
+	deltaKey    string               // its request's roots, nodes and properties
+	sentWhole   int                  // whole snapshots sent
+	sentDeltas  int                  // delta snapshots sent
 	txIDs       []string             // applied transactions, newest last, at most maxTx
 	drafts      map[*Node]string     // unsaved editor text
 	drop        map[string]bool      // methods whose next request drops the connection
@@ -169,6 +175,25 @@ func (p *Plugin) SetSource(path []string, source string) error {
 	return nil
 }
 
+// Edit changes the place as a person in Studio would: fn may rename nodes, set
+// their properties and sources, and add, remove or move children anywhere under
+// root. The next snapshot may be a delta that tells these changes.
+func (p *Plugin) Edit(fn func(root *Node)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fn(p.place.Root)
+	p.parent = map[*Node]*Node{}
+	p.register(p.place.Root)
+	p.dirty = true
+}
+
+// Snapshots returns how many whole and delta snapshots the plugin sent.
+func (p *Plugin) Snapshots() (whole, deltas int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sentWhole, p.sentDeltas
+}
+
 // DropNextRequest makes the plugin close its connection, without a close frame or an
 // answer, when the next request for method arrives.
 func (p *Plugin) DropNextRequest(method string) {
@@ -182,6 +207,8 @@ func (p *Plugin) DropNextRequest(method string) {
 // id, as a plugin does that believes its connection died.
 func (p *Plugin) Connect(ctx context.Context, url string) error {
 	p.mu.Lock()
+	// Changes may have been missed while disconnected: no delta off an earlier snapshot.
+	p.deltaBase = nil
 	if p.SessionID == "" {
 		var b [16]byte
 		_, _ = rand.Read(b[:])

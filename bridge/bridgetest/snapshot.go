@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
@@ -57,45 +60,113 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 		p.mu.Unlock()
 		return protocol.SnapshotResult{Instances: []protocol.SnapshotInstance{}, SnapshotID: id, Unchanged: true}, nil
 	}
+	key := requestKey(in)
+	delta := in.Delta && !p.NoDelta && in.Reuse != "" && in.Reuse == p.snapshotID && p.deltaBase != nil &&
+		key == p.deltaKey && !asksTags(in.Properties)
 	p.dirty = false
-	p.handles = map[string]*Node{}
 	reuse := in.Reuse != "" && in.Reuse == p.snapshotID
 	prev := p.sent
+	prevNodes := p.deltaBase
+	if !delta {
+		p.handles = map[string]*Node{}
+		prevNodes = nil
+	}
 	p.sent = map[*Node]sentSource{}
 	p.snapshotGen++
 	p.snapshotID = fmt.Sprintf("s%d", p.snapshotGen)
 	snapshotID := p.snapshotID
+	nodes := map[*Node]*sentNode{}
 	var out []protocol.SnapshotInstance
-	var walk func(n *Node, parent *string, all bool)
-	walk = func(n *Node, parent *string, all bool) {
+	var outNodes []*Node
+	var walk func(n *Node, parent *Node, all bool)
+	walk = func(n *Node, parent *Node, all bool) {
 		m := marks[n]
 		if !all && m == 0 {
 			return
 		}
 		all = all || m == markTree
-		h := p.newHandle(n)
-		inst := protocol.SnapshotInstance{
-			Handle:     h,
-			Parent:     parent,
-			Name:       n.Name,
-			ClassName:  n.ClassName,
-			Properties: readProperties(n, in.Properties[n.ClassName]),
+		old := prevNodes[n]
+		var props protocol.Values
+		if old != nil && sameRaw(n, in.Properties[n.ClassName], old.props) {
+			// Edits and applies replace values, never change them in place: the
+			// same bytes are the same values, read without copying the place.
+			props = old.props
+		} else {
+			props = readProperties(n, in.Properties[n.ClassName])
 		}
-		if src, ok := inst.Properties["Source"]; ok {
-			if old, seen := prev[n]; reuse && seen && bytes.Equal(old.source, src) {
-				delete(inst.Properties, "Source")
-				inst.SourceFrom = old.handle
+		sn := &sentNode{parent: parent, name: n.Name, props: props}
+		if old != nil {
+			sn.handle = old.handle
+		} else {
+			sn.handle = p.newHandle(n)
+		}
+		nodes[n] = sn
+		if parent != nil {
+			nodes[parent].children = append(nodes[parent].children, n)
+		}
+		if src, ok := props["Source"]; ok {
+			p.sent[n] = sentSource{handle: sn.handle, source: src}
+		}
+		if old == nil || old.parent != parent || old.name != n.Name || !sameValues(old.props, props) {
+			inst := protocol.SnapshotInstance{
+				Handle:     sn.handle,
+				Name:       n.Name,
+				ClassName:  n.ClassName,
+				Properties: maps.Clone(props),
 			}
-			p.sent[n] = sentSource{handle: h, source: src}
+			if parent != nil {
+				h := nodes[parent].handle
+				inst.Parent = &h
+			}
+			if src, ok := props["Source"]; ok {
+				if old, seen := prev[n]; reuse && seen && bytes.Equal(old.source, src) {
+					delete(inst.Properties, "Source")
+					inst.SourceFrom = old.handle
+				}
+			}
+			out = append(out, inst)
+			outNodes = append(outNodes, n)
 		}
-		out = append(out, inst)
 		for _, c := range n.Children {
-			walk(c, &h, all)
+			walk(c, n, all)
 		}
 	}
 	walk(p.place.Root, nil, false)
+	p.deltaBase, p.deltaKey = nodes, key
+	if delta {
+		p.sentDeltas++
+	} else {
+		p.sentWhole++
+	}
+	var removed []string
+	var children map[string][]string
+	if delta {
+		for n, old := range prevNodes {
+			if nodes[n] == nil {
+				removed = append(removed, old.handle)
+				delete(p.handles, old.handle)
+			}
+		}
+		sort.Strings(removed)
+		for n, sn := range nodes {
+			old := prevNodes[n]
+			if old != nil && slices.Equal(old.children, sn.children) {
+				continue
+			}
+			if old == nil && len(sn.children) == 0 {
+				continue
+			}
+			if children == nil {
+				children = map[string][]string{}
+			}
+			list := make([]string, len(sn.children))
+			for i, c := range sn.children {
+				list[i] = nodes[c].handle
+			}
+			children[sn.handle] = list
+		}
+	}
 	p.mu.Unlock()
-
 	p.mu.Lock()
 	partBytes, limit := p.partBytes, p.frameLimit
 	p.mu.Unlock()
@@ -108,7 +179,9 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	for i := range out {
 		n := instanceSize(&out[i])
 		if n > protocol.InstanceLimit(limit) {
-			path := strings.Join(append(p.pathOf(out, i), out[i].Name), "/")
+			p.mu.Lock()
+			path := strings.Join(p.path(outNodes[i]), "/")
+			p.mu.Unlock()
 			return nil, tooLarge("instance "+path, n, protocol.InstanceLimit(limit)).With("path", path)
 		}
 		if i > start && (i-start >= chunk || size+n > partBytes) {
@@ -123,7 +196,71 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	if out == nil {
 		out = []protocol.SnapshotInstance{}
 	}
-	return protocol.SnapshotResult{Instances: out, SnapshotID: snapshotID}, nil
+	return protocol.SnapshotResult{Instances: out, SnapshotID: snapshotID, Delta: delta, Removed: removed, Children: children}, nil
+}
+
+// sentNode is what the latest snapshot holds of an instance: the base of a delta.
+type sentNode struct {
+	handle   string
+	parent   *Node
+	name     string
+	props    protocol.Values
+	children []*Node // in scope, in order
+}
+
+// requestKey is what a snapshot's content depends on in a request.
+func requestKey(in protocol.SnapshotParams) string {
+	b, _ := json.Marshal([]any{in.Roots, in.Nodes, in.Properties})
+	return string(b)
+}
+
+// sameRaw reports whether the properties a snapshot reads of n are the very
+// values (same backing bytes) of props, read by an earlier snapshot.
+func sameRaw(n *Node, asked map[string]string, props protocol.Values) bool {
+	count := 0
+	same := func(name string) bool {
+		v, ok := n.Properties[name]
+		w, had := props[name]
+		if ok != had {
+			return false
+		}
+		if ok {
+			count++
+			return len(v) == len(w) && (len(v) == 0 || &v[0] == &w[0])
+		}
+		return true
+	}
+	for name := range asked {
+		if !same(name) {
+			return false
+		}
+	}
+	if n.IsScript() {
+		if _, ok := n.Properties["Source"]; !ok {
+			return false // read as an empty Source: compare by value
+		}
+		if _, asked := asked["Source"]; !asked && !same("Source") {
+			return false
+		}
+	}
+	if _, asked := asked["RunContext"]; n.ClassName == "Script" && !asked && !same("RunContext") {
+		return false
+	}
+	return count == len(props)
+}
+
+// sameValues reports whether two property sets are the same bytes.
+func sameValues(a, b protocol.Values) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // instanceSize is about the size of an instance's JSON (its values dominate).
@@ -133,25 +270,6 @@ func instanceSize(i *protocol.SnapshotInstance) int {
 		n += len(k) + len(v) + 4
 	}
 	return n
-}
-
-// pathOf returns the names of the ancestors of out[i] below game, from the parent
-// handles of the snapshot.
-func (p *Plugin) pathOf(out []protocol.SnapshotInstance, i int) []string {
-	byHandle := map[string]*protocol.SnapshotInstance{}
-	for j := range out {
-		byHandle[out[j].Handle] = &out[j]
-	}
-	var names []string
-	for x := out[i].Parent; x != nil; {
-		a := byHandle[*x]
-		if a == nil || a.Parent == nil {
-			break
-		}
-		names = append([]string{a.Name}, names...)
-		x = a.Parent
-	}
-	return names
 }
 
 // match returns every instance reached by path from the root: a name matches every
