@@ -31,9 +31,43 @@ func Equal(a, b Value) bool {
 		return near(float64(av), float64(b.(Float32)))
 	case Float64:
 		return near(float64(av), float64(b.(Float64)))
+	case Int32:
+		return av == b.(Int32)
+	case Int64:
+		return av == b.(Int64)
 	case Vector3:
 		bv := b.(Vector3)
-		return near(float64(av[0]), float64(bv[0])) && near(float64(av[1]), float64(bv[1])) && near(float64(av[2]), float64(bv[2]))
+		return nearAll(av[:], bv[:])
+	case Vector2:
+		bv := b.(Vector2)
+		return nearAll(av[:], bv[:])
+	case Color3:
+		bv := b.(Color3)
+		return nearAll(av[:], bv[:])
+	case NumberRange:
+		bv := b.(NumberRange)
+		return nearAll(av[:], bv[:])
+	case Color3uint8:
+		return av == b.(Color3uint8)
+	case Vector2int16:
+		return av == b.(Vector2int16)
+	case Vector3int16:
+		return av == b.(Vector3int16)
+	case UDim:
+		bv := b.(UDim)
+		return av.Offset == bv.Offset && near(float64(av.Scale), float64(bv.Scale))
+	case UDim2:
+		bv := b.(UDim2)
+		return av[0].Offset == bv[0].Offset && av[1].Offset == bv[1].Offset &&
+			near(float64(av[0].Scale), float64(bv[0].Scale)) && near(float64(av[1].Scale), float64(bv[1].Scale))
+	case Attributes:
+		if eq, ok := attributesEqual(av, b.(Attributes)); ok {
+			return eq
+		}
+	case CFrame:
+		bv := b.(CFrame)
+		return nearAll(av.Position[:], bv.Position[:]) && nearAll(av.Orientation[0][:], bv.Orientation[0][:]) &&
+			nearAll(av.Orientation[1][:], bv.Orientation[1][:]) && nearAll(av.Orientation[2][:], bv.Orientation[2][:])
 	}
 	ja, errA := Marshal(a)
 	jb, errB := Marshal(b)
@@ -44,6 +78,41 @@ func Equal(a, b Value) bool {
 		return true
 	}
 	return EqualJSON(ja, jb)
+}
+
+// attributesEqual compares two attribute maps value by value; ok is false where a
+// value is missing (nil), which the tagged JSON comparison decides instead.
+func attributesEqual(a, b Attributes) (eq, ok bool) {
+	if len(a) != len(b) {
+		return false, true
+	}
+	for k, x := range a {
+		y, found := b[k]
+		if !found {
+			return false, true
+		}
+		if x == nil || y == nil {
+			return false, false
+		}
+		if !Equal(x, y) {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// nearAll reports whether a and b have the same length and are near element by
+// element: what comparing their tagged JSON arrays would say, without encoding them.
+func nearAll(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !near(float64(a[i]), float64(b[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 func near(a, b float64) bool {

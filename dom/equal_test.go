@@ -1,7 +1,9 @@
 package dom
 
 import (
+	"bytes"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -174,5 +176,106 @@ func BenchmarkEqualVector3(b *testing.B) {
 		if !Equal(x, y) {
 			b.Fatal("Equal(Vector3) = false")
 		}
+	}
+}
+
+// TestEqualFastPaths checks that Equal's per-type comparisons say what comparing the
+// values' tagged JSON says, on random values near and far apart, with infinities and
+// NaN among them.
+func TestEqualFastPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	f := func() float32 {
+		switch r.IntN(12) {
+		case 0:
+			return float32(math.Inf(1))
+		case 1:
+			return float32(math.Inf(-1))
+		case 2:
+			return float32(math.NaN())
+		case 3:
+			return 0
+		}
+		return float32(r.IntN(5)) + float32(r.IntN(3))*4e-5
+	}
+	// nudge returns v or a value a little (or not so little) away from it.
+	nudge := func(v float32) float32 {
+		switch r.IntN(4) {
+		case 0:
+			return v + 5e-5
+		case 1:
+			return v + 3e-4
+		case 2:
+			return f()
+		}
+		return v
+	}
+	i32 := func() int32 { return int32(r.IntN(3)) }
+	pairs := 0
+	for range 20000 {
+		var a, b Value
+		switch r.IntN(13) {
+		case 12:
+			x := Attributes{"Speed": Float64(f()), "Name": String("n"), "At": Vector3{f(), 0, 1}}
+			y := Attributes{"Speed": Float64(nudge(float32(x["Speed"].(Float64)))), "Name": String("n"), "At": Vector3{nudge(x["At"].(Vector3)[0]), 0, 1}}
+			switch r.IntN(5) {
+			case 0:
+				delete(y, "Name")
+			case 2:
+				y["Title"] = y["Name"]
+				delete(y, "Name")
+			case 1:
+				y["Name"] = String("m")
+			}
+			a, b = x, y
+		case 0:
+			x := Vector2{f(), f()}
+			a, b = x, Vector2{nudge(x[0]), nudge(x[1])}
+		case 1:
+			x := Vector3{f(), f(), f()}
+			a, b = x, Vector3{nudge(x[0]), nudge(x[1]), nudge(x[2])}
+		case 2:
+			x := Color3{f(), f(), f()}
+			a, b = x, Color3{nudge(x[0]), x[1], nudge(x[2])}
+		case 3:
+			x := NumberRange{f(), f()}
+			a, b = x, NumberRange{nudge(x[0]), nudge(x[1])}
+		case 4:
+			a, b = Int32(i32()), Int32(i32())
+		case 5:
+			a, b = Int64(int64(i32())<<60), Int64(int64(i32())<<60)
+		case 6:
+			a, b = Color3uint8{uint8(i32()), 1, 2}, Color3uint8{uint8(i32()), 1, 2}
+		case 7:
+			a, b = Vector2int16{int16(i32()), 0}, Vector2int16{int16(i32()), 0}
+		case 8:
+			a, b = Vector3int16{int16(i32()), 0, 1}, Vector3int16{int16(i32()), 0, 1}
+		case 9:
+			x := UDim{f(), i32()}
+			a, b = x, UDim{nudge(x.Scale), x.Offset + i32()%2}
+		case 10:
+			x := UDim2{{f(), i32()}, {f(), i32()}}
+			a, b = x, UDim2{{nudge(x[0].Scale), x[0].Offset}, {x[1].Scale, x[1].Offset + i32()%2}}
+		case 11:
+			x := CFrame{Position: [3]float32{f(), f(), f()}, Orientation: [3][3]float32{{1, 0, 0}, {0, f(), 0}, {0, 0, 1}}}
+			y := x
+			y.Position[r.IntN(3)] = nudge(y.Position[0])
+			y.Orientation[1][1] = nudge(y.Orientation[1][1])
+			a, b = x, y
+		}
+		ja, errA := Marshal(a)
+		jb, errB := Marshal(b)
+		if errA != nil || errB != nil {
+			t.Fatalf("Marshal(%#v), Marshal(%#v): %v, %v", a, b, errA, errB)
+		}
+		want := bytes.Equal(ja, jb) || EqualJSON(ja, jb)
+		if got := Equal(a, b); got != want {
+			t.Fatalf("Equal(%s, %s) = %v, comparing their JSON says %v", ja, jb, got, want)
+		}
+		if want {
+			pairs++
+		}
+	}
+	if pairs < 2000 || pairs > 18000 {
+		t.Fatalf("%d of 20000 pairs were equal: the test does not exercise both answers", pairs)
 	}
 }

@@ -1,6 +1,10 @@
 package dom
 
-import "github.com/atlas-rbx/atlas/dom/reflection"
+import (
+	"sync"
+
+	"github.com/atlas-rbx/atlas/dom/reflection"
+)
 
 // StudioSyncable reports whether Atlas can keep className.prop in sync with Studio:
 // whether the plugin's scripts can both read and write it. The reflection database's
@@ -15,6 +19,22 @@ func StudioSyncable(className, prop string) bool {
 	case "Name", "Source", "Attributes", "Tags":
 		return true
 	}
+	// A plan asks for every property of every instance: remember the answers (the
+	// database does not change; the classes and properties a project uses are few).
+	key := classProp{className, prop}
+	if v, ok := syncable.Load(key); ok {
+		return v.(bool)
+	}
+	v := studioSyncable(className, prop)
+	syncable.Store(key, v)
+	return v
+}
+
+type classProp struct{ class, prop string }
+
+var syncable sync.Map // classProp → bool
+
+func studioSyncable(className, prop string) bool {
 	p, ok := reflection.LookupProperty(className, prop)
 	if !ok {
 		return true

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -59,11 +60,43 @@ func warnings(in Input) []string {
 			continue
 		}
 		side.root.Walk(func(x *dom.Instance) bool {
-			if src, ok := x.Properties["Source"].(dom.String); ok && x.IsScript() && !utf8.ValidString(string(src)) {
+			if src, ok := x.Properties["Source"].(dom.String); ok && x.IsScript() && !validUTF8(sourceHash(x), string(src)) {
 				out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared and written byte for byte", x.Path(), side.name))
 			}
 			return true
 		})
 	}
 	return out
+}
+
+// validated remembers, by a Source's hash, that the Source is valid UTF-8, so that a
+// plan does not read every script's text again: the same hash is the same text. It
+// holds at most maxValidated hashes, and starts afresh when full.
+var validated struct {
+	sync.Mutex
+	hashes map[string]struct{}
+}
+
+const maxValidated = 1 << 18
+
+func validUTF8(hash, src string) bool {
+	if hash == "" {
+		return utf8.ValidString(src)
+	}
+	validated.Lock()
+	_, ok := validated.hashes[hash]
+	validated.Unlock()
+	if ok {
+		return true
+	}
+	if !utf8.ValidString(src) {
+		return false
+	}
+	validated.Lock()
+	if validated.hashes == nil || len(validated.hashes) >= maxValidated {
+		validated.hashes = make(map[string]struct{})
+	}
+	validated.hashes[hash] = struct{}{}
+	validated.Unlock()
+	return true
 }
