@@ -95,7 +95,9 @@ func (l *baseLoader) load(rev string) (*base, error) {
 	if _, err := fs.Stat(fsys, l.loc.FileInFS); err != nil {
 		return nil, nil // the project file is not committed yet
 	}
-	p, err := project.Load(fsys, l.loc.FileInFS, project.Options{DirName: l.loc.DirName(), HashOnly: true})
+	opts := l.loc.Options() // Root: a committed link's absolute target is judged as on disk
+	opts.HashOnly = true
+	p, err := project.Load(fsys, l.loc.FileInFS, opts)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
 			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)

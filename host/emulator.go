@@ -76,18 +76,19 @@ func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
 // InitialPlace is the place the emulator starts with: the project built at the base
 // commit (Studio in sync with HEAD), or the disk project when there is no base.
 func (h *Host) InitialPlace() (*PlaceFile, error) {
-	disk, err := h.loadDisk()
-	if err != nil {
-		return nil, err
-	}
-	root := disk.Root
-	if base, err := h.loadBase(""); err == nil && base != nil {
-		full, err := project.Load(base.fsys, h.loc.FileInFS, project.Options{DirName: h.loc.DirName()})
-		if err == nil {
-			root = full.Root
+	var pf *PlaceFile
+	err := h.readDisk(func(disk *project.Project) error {
+		root := disk.Root
+		if base, err := h.loadBase(""); err == nil && base != nil {
+			full, err := project.Load(base.fsys, h.loc.FileInFS, h.loc.Options())
+			if err == nil {
+				root = full.Root
+			}
 		}
-	}
-	return PlaceFromTree(root, disk.Name), nil
+		pf = PlaceFromTree(root, disk.Name)
+		return nil
+	})
+	return pf, err
 }
 
 // FindPluginDir finds the folder to run the emulator from: $ATLAS_PLUGIN_DIR (a plugin/

@@ -117,7 +117,7 @@ func New(opts Options) (*Host, error) {
 	h.bridge = bridge.NewServer(bridge.Options{HostVersion: opts.Version, Project: h.loc.File, Logger: opts.Logger, RequestTimeout: opts.StudioTimeout,
 		ReadLimit: opts.FrameLimit})
 	h.places, h.fold.fixed = newPlaces(h.dir), opts.FoldsCase
-	h.disk = newDiskCache(h.loc.Dir, h.dir, opts.Logger)
+	h.disk = newDiskCache(h.loc, h.dir, opts.Logger)
 	return h, nil
 }
 
@@ -232,27 +232,41 @@ func (h *Host) Status(ctx context.Context) (*StatusData, error) {
 }
 
 func (h *Host) projectName() string {
-	p, err := h.loadDisk()
-	if err != nil {
-		return h.loc.DirName()
-	}
-	return p.Name
+	name := h.loc.DirName()
+	_ = h.readDisk(func(p *project.Project) error {
+		name = p.Name
+		return nil
+	})
+	return name
 }
 
-// loadDisk loads the project from disk, or reuses the last load while nothing under
-// the project folder changed; sync needs a place project.
+// loadDisk returns the project as it is on disk, updating the disk cache by what
+// changed; sync needs a place project. The caller holds the Studio lock: every
+// plan and apply does (readers outside it use readDisk).
 func (h *Host) loadDisk() (*project.Project, error) {
-	p, gen := h.disk.get()
-	if p == nil {
-		var err error
-		if p, err = project.LoadDisk(h.loc); err != nil {
-			return nil, project.AsCoded(err)
-		}
-		h.disk.put(p, gen)
+	p, err := h.disk.load()
+	if err != nil {
+		return nil, project.AsCoded(err)
 	}
+	return p, placeProject(p)
+}
+
+// readDisk calls fn with the project as it is on disk, for a caller that does not
+// hold the Studio lock; fn must not take it (no update of the cache may wait for
+// fn, see diskCache).
+func (h *Host) readDisk(fn func(*project.Project) error) error {
+	return h.disk.read(func(p *project.Project) error {
+		if err := placeProject(p); err != nil {
+			return err
+		}
+		return fn(p)
+	})
+}
+
+func placeProject(p *project.Project) error {
 	if !p.IsPlace() {
-		return nil, errcode.New(errcode.ProjectInvalid, "the project's root is a %s, not a DataModel: Atlas syncs place projects", p.Root.ClassName).
+		return errcode.New(errcode.ProjectInvalid, "the project's root is a %s, not a DataModel: Atlas syncs place projects", p.Root.ClassName).
 			Reason(errcode.ReasonNotAPlace, errcode.NextFixProject)
 	}
-	return p, nil
+	return nil
 }

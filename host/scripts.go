@@ -10,6 +10,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -26,55 +27,84 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 	}
 	ctx, cancel := h.studioDeadline(ctx)
 	defer cancel()
-	disk, err := h.loadDisk()
+	// What the request names, read from the disk tree (or, for an instance only
+	// Studio or the base has, from those under the Studio lock).
+	var target struct {
+		id, fsPath, path, class string
+		names                   []string
+		ords                    []int
+	}
+	describe := func(x *dom.Instance) error {
+		if !dom.IsScriptClass(x.ClassName) {
+			return errcode.New(errcode.NotAScript, "%s is a %s, not a script", x.Path(), x.ClassName).
+				Reason(errcode.ReasonNotAScript, errcode.NextPassScript)
+		}
+		target.id, target.fsPath, target.path, target.class = x.ID, x.FsPath, x.Path(), x.ClassName
+		target.names, target.ords = x.PathNames(), ordinals(x)
+		return nil
+	}
+	offDisk := false
+	err = h.readDisk(func(disk *project.Project) error {
+		if req.ID != "" {
+			if x := disk.Root.Index()[req.ID]; x != nil {
+				return describe(x)
+			}
+			offDisk = true
+			return nil
+		}
+		rel, err := h.relPath(req.FsPath)
+		if err != nil {
+			return err
+		}
+		var x *dom.Instance
+		disk.Root.Walk(func(i *dom.Instance) bool {
+			if x == nil && i.FsPath == rel {
+				x = i
+			}
+			return x == nil
+		})
+		if x == nil {
+			return errcode.New(errcode.NotFound, "no instance comes from %s", rel).
+				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
+		}
+		return describe(x)
+	})
 	if err != nil {
 		return nil, err
 	}
-	var target *dom.Instance
-	if req.ID != "" {
-		target = disk.Root.Index()[req.ID]
-		if target == nil {
-			target, err = h.findOffDisk(ctx, s, disk.Root, req.ID)
+	if offDisk {
+		err = h.studio.use(ctx, func(snaps *snapshots) error {
+			x, err := h.findOffDisk(ctx, snaps, s, req.ID)
 			if err != nil {
-				return nil, err
+				return err
 			}
-		}
-		if target == nil {
-			return nil, errcode.New(errcode.NotFound, "no instance with id %s", req.ID).
-				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
-		}
-	} else {
-		rel, err := h.relPath(req.FsPath)
+			if x == nil {
+				return errcode.New(errcode.NotFound, "no instance with id %s", req.ID).
+					Reason(errcode.ReasonNotFound, errcode.NextPassScript)
+			}
+			return describe(x)
+		})
 		if err != nil {
 			return nil, err
 		}
-		disk.Root.Walk(func(x *dom.Instance) bool {
-			if target == nil && x.FsPath == rel {
-				target = x
-			}
-			return target == nil
-		})
-		if target == nil {
-			return nil, errcode.New(errcode.NotFound, "no instance comes from %s", rel).
-				Reason(errcode.ReasonNotFound, errcode.NextPassScript)
-		}
-	}
-	if !dom.IsScriptClass(target.ClassName) {
-		return nil, errcode.New(errcode.NotAScript, "%s is a %s, not a script", target.Path(), target.ClassName).
-			Reason(errcode.ReasonNotAScript, errcode.NextPassScript)
 	}
 	// The id names the n-th of same-named siblings at each step: so does the request.
-	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.PathNames(), Ordinals: ordinals(target), Draft: req.Draft})
+	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.names, Ordinals: target.ords, Draft: req.Draft})
 	if err != nil {
 		return nil, err
 	}
-	return &ScriptData{ID: target.ID, FsPath: target.FsPath, InstancePath: target.Path(), ClassName: res.ClassName,
+	return &ScriptData{ID: target.id, FsPath: target.fsPath, InstancePath: target.path, ClassName: res.ClassName,
 		Source: res.Source, StudioHash: gitblob.Hash([]byte(res.Source)), IsDraft: res.IsDraft}, nil
 }
 
 // findOffDisk finds an instance that is not on disk by id: in the base tree, or in
-// a snapshot of what the project manages (an instance only Studio has).
-func (h *Host) findOffDisk(ctx context.Context, s *bridge.Session, disk *dom.Instance, id string) (*dom.Instance, error) {
+// a snapshot of what the project manages (an instance only Studio has). The caller
+// holds the Studio lock (snaps).
+func (h *Host) findOffDisk(ctx context.Context, snaps *snapshots, s *bridge.Session, id string) (*dom.Instance, error) {
+	disk, err := h.loadDisk()
+	if err != nil {
+		return nil, err
+	}
 	var baseRoot *dom.Instance
 	if b, _ := h.loadBase(""); b != nil {
 		baseRoot = b.proj.Root
@@ -82,12 +112,7 @@ func (h *Host) findOffDisk(ctx context.Context, s *bridge.Session, disk *dom.Ins
 			return x, nil
 		}
 	}
-	var studio *dom.Instance
-	err := h.studio.use(ctx, func(snaps *snapshots) error {
-		var err error
-		studio, err = snaps.take(ctx, s, scope(disk, baseRoot))
-		return err
-	})
+	studio, err := snaps.take(ctx, s, scope(disk.Root, baseRoot))
 	if err != nil {
 		return nil, err
 	}

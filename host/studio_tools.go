@@ -14,6 +14,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -233,21 +234,35 @@ func (h *Host) queryTarget(ctx context.Context, s *bridge.Session, req QueryRequ
 	if names, ords, ok := h.ids.get(req.ID); ok {
 		return names, ords, nil
 	}
-	disk, err := h.loadDisk()
+	var names []string
+	var ords []int
+	found := func(x *dom.Instance) {
+		if x != nil {
+			names, ords = x.PathNames(), ordinals(x)
+		}
+	}
+	err := h.readDisk(func(disk *project.Project) error {
+		found(disk.Root.Index()[req.ID])
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	target := disk.Root.Index()[req.ID]
-	if target == nil {
-		if target, err = h.findOffDisk(ctx, s, disk.Root, req.ID); err != nil {
+	if names == nil {
+		err = h.studio.use(ctx, func(snaps *snapshots) error {
+			x, err := h.findOffDisk(ctx, snaps, s, req.ID)
+			found(x)
+			return err
+		})
+		if err != nil {
 			return nil, nil, err
 		}
 	}
-	if target == nil {
+	if names == nil {
 		return nil, nil, errcode.New(errcode.NotFound, "no instance with id %s on disk, in the base commit or among what the project manages in Studio; name it by path", req.ID).
 			Reason(errcode.ReasonNotFound, errcode.NextFixRequest).With("id", req.ID)
 	}
-	return target.PathNames(), ordinals(target), nil
+	return names, ords, nil
 }
 
 // queryRefusal adds ids and joined paths to the plugin's not-found and

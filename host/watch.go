@@ -16,19 +16,39 @@ import (
 	"github.com/atlas-rbx/atlas/project"
 )
 
-// diskCache keeps the last project loaded from disk while nothing under the project
-// folder changes, so a plan with nothing changed does not re-read and re-hash every
-// file. Any file system event invalidates it; without a watcher it never holds.
+// diskCache keeps the project loaded from disk up to date at the cost of what
+// changed: a project.Cache holds every file's parsed form and every folder's
+// subtree, and an inotify watcher names the paths that changed, so a plan after one
+// edit re-reads that file only, and a plan with nothing changed re-reads nothing.
 //
 // Events reach the watcher a moment after the write that caused them, and an agent
 // that edits a file and plans at once must not see the old tree. So before the cache
 // is used, sync writes a barrier file in a private watched folder and waits for its
 // event: one inotify queue is ordered, so every earlier change has been seen by then.
 //
+// Where that cannot be proven (no inotify, the barrier not seen in time, a lost
+// event, ATLAS_NO_WATCH set) the cache is brought up to date by stat instead: every
+// file it holds is compared with its record (size, mtime, inode, with git's rule for
+// racily clean files) and folders are listed again, and only files that differ are
+// read. That is correct on every platform, at the cost of a stat per file.
+//
+// Updating a tree re-points the shared subtrees of the previous tree at their new
+// parents (project.Cache), so the cache is updated only by a holder of the Studio
+// lock (under which every plan and apply computes), and never while a reader outside
+// it holds a tree: those go through read, under treeMu, and never update.
+//
 // mu is a leaf lock (seenCond waits on it): nothing is called with it held.
 type diskCache struct {
 	mu      sync.Mutex
-	gen     uint64 // bumped by every event
+	gen     uint64          // bumped by every event
+	pending map[string]bool // paths (relative to fsRoot, '/') changed since the last update
+	lost    bool            // an event was lost or not understood: update by stat
+	// watched is every folder watched; rewatch says folders were renamed, moved or
+	// made, whose watches inotify may have dropped or left under their old names: the
+	// next load watches the whole tree again (and updates by stat).
+	watched map[string]bool
+	rewatch bool
+	root    string
 	proj    *project.Project
 	projGen uint64
 	w       *fsnotify.Watcher
@@ -36,33 +56,48 @@ type diskCache struct {
 	done    chan struct{}
 	loops   sync.WaitGroup // the watcher's loop; close waits for it
 
+	// loadMu serialises updates of cache; treeMu keeps readers out while one runs.
+	loadMu sync.Mutex
+	treeMu sync.RWMutex
+	cache  *project.Cache
+	loc    *project.Location
+	fsRoot string
+	// updates and full count the loads by named paths and by stat, for tests.
+	updates, full int
+
 	barrier  string // the barrier file
 	seen     uint64 // barrier writes observed
 	sent     uint64 // barrier writes made
 	seenCond *sync.Cond
 }
 
-func newDiskCache(root, stateDir string, log *slog.Logger) *diskCache {
-	c := &diskCache{log: log, done: make(chan struct{})}
+func newDiskCache(loc *project.Location, stateDir string, log *slog.Logger) *diskCache {
+	root := loc.Dir
+	c := &diskCache{log: log, done: make(chan struct{}), loc: loc, fsRoot: loc.FSRoot, pending: map[string]bool{}, watched: map[string]bool{}, root: root,
+		cache: project.NewCache(os.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())}
 	c.seenCond = sync.NewCond(&c.mu)
+	if os.Getenv("ATLAS_NO_WATCH") != "" {
+		log.Info("not watching the project folder (ATLAS_NO_WATCH): every plan compares each file's stat data with the last load's")
+		return c
+	}
 	if runtime.GOOS != "linux" {
 		// The barrier needs one ordered event queue, which inotify gives; elsewhere
-		// every plan reads the project again.
+		// every plan checks the files by stat.
 		return c
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		log.Info("not watching the project folder; every plan reads it", "err", err)
+		log.Info("not watching the project folder; every plan compares each file's stat data with the last load's", "err", err)
 		return c
 	}
 	barrierDir := filepath.Join(stateDir, "watch")
 	if err := os.MkdirAll(barrierDir, 0o700); err == nil {
 		err = w.Add(barrierDir)
 		if err == nil {
-			err = addTree(w, root)
+			c.w = w
+			err = c.watchTree(root)
 		}
 		if err == nil {
-			c.w = w
 			c.barrier = filepath.Join(barrierDir, "barrier")
 			c.loops.Add(1)
 			go func() {
@@ -72,7 +107,8 @@ func newDiskCache(root, stateDir string, log *slog.Logger) *diskCache {
 			return c
 		}
 	}
-	log.Info("not watching the project folder; every plan reads it", "err", err)
+	log.Info("not watching the project folder; every plan compares each file's stat data with the last load's", "err", err)
+	c.w = nil
 	w.Close()
 	return c
 }
@@ -90,6 +126,25 @@ func addTree(w *fsnotify.Watcher, dir string) error {
 			return filepath.SkipDir
 		}
 		return w.Add(p)
+	})
+}
+
+// watchTree watches dir and every folder below it (as addTree) and records them.
+func (c *diskCache) watchTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if d.Name() == ".git" || d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if err := c.w.Add(p); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.watched[p] = true
+		c.mu.Unlock()
+		return nil
 	})
 }
 
@@ -114,17 +169,20 @@ func (c *diskCache) loop() {
 				}
 				continue
 			}
-			c.invalidate()
+			c.changed(ev.Name, ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove))
 			if ev.Has(fsnotify.Create) {
 				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					_ = addTree(c.w, ev.Name)
+					_ = c.watchTree(ev.Name)
+					c.mu.Lock()
+					c.lost, c.rewatch = true, true
+					c.mu.Unlock()
 				}
 			}
 		case _, ok := <-c.w.Errors:
 			if !ok {
 				return
 			}
-			c.invalidate() // a lost event (queue overflow) must not leave a stale tree
+			c.invalidate() // a lost event (queue overflow): check everything by stat
 		case <-c.done:
 			return
 		}
@@ -141,22 +199,103 @@ func (c *diskCache) barrierNumber(name string) (uint64, bool) {
 	return n, err == nil
 }
 
+// invalidate says the cache can no longer trust the events it has: the next load
+// checks every file by stat.
 func (c *diskCache) invalidate() {
 	c.mu.Lock()
 	c.gen++
+	c.lost = true
 	c.mu.Unlock()
 }
 
-// get returns the cached project while no event has come since it was loaded,
-// after making sure every change made before the call has been seen.
-func (c *diskCache) get() (*project.Project, uint64) {
-	synced := c.w != nil && c.sync()
+// changed records a path an event named; gone says it was renamed or removed,
+// which for a watched folder drops or strands the watches below it.
+func (c *diskCache) changed(name string, gone bool) {
+	rel, err := filepath.Rel(c.fsRoot, name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if synced && c.proj != nil && c.projGen == c.gen {
-		return c.proj, c.gen
+	c.gen++
+	if gone && c.watched[name] {
+		// The folder's watches (inotify's are by inode) would report its files under
+		// their old names: drop them; the next load watches the new names.
+		for d := range c.watched {
+			if d == name || strings.HasPrefix(d, name+string(filepath.Separator)) {
+				delete(c.watched, d)
+				_ = c.w.Remove(d)
+			}
+		}
+		c.lost, c.rewatch = true, true
 	}
-	return nil, c.gen
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		c.lost = true
+		return
+	}
+	c.pending[filepath.ToSlash(rel)] = true
+}
+
+// load returns the project as it is on disk now, updating the cache by what
+// changed. The caller holds the Studio lock (see diskCache).
+func (c *diskCache) load() (*project.Project, error) {
+	synced := c.w != nil && c.sync()
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	c.mu.Lock()
+	p, gen, lost := c.proj, c.gen, c.lost || !synced
+	if p != nil && c.projGen == gen && !lost {
+		c.mu.Unlock()
+		return p, nil
+	}
+	paths := make([]string, 0, len(c.pending))
+	for k := range c.pending {
+		paths = append(paths, k)
+	}
+	rewatch := c.rewatch
+	c.pending, c.lost, c.rewatch = map[string]bool{}, false, false
+	c.mu.Unlock()
+	if rewatch {
+		// Before the files are compared, so that a change made after is an event.
+		_ = c.watchTree(c.root)
+	}
+	c.treeMu.Lock()
+	var err error
+	if lost || p == nil {
+		p, err = c.cache.Load()
+		c.full++
+	} else {
+		p, err = c.cache.Update(paths)
+		c.updates++
+	}
+	c.treeMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.proj, c.lost = nil, true // the next load starts over, by stat
+		return nil, err
+	}
+	c.proj, c.projGen = p, gen
+	return p, nil
+}
+
+// read calls fn with the project as the last load left it or, when files changed
+// since, with a project loaded apart from the cache. It is for readers outside the
+// Studio lock: they never update the cache, and no update runs while fn does.
+func (c *diskCache) read(fn func(*project.Project) error) error {
+	synced := c.w != nil && c.sync()
+	c.treeMu.RLock()
+	defer c.treeMu.RUnlock()
+	c.mu.Lock()
+	p := c.proj
+	if !synced || c.projGen != c.gen || c.lost {
+		p = nil
+	}
+	c.mu.Unlock()
+	if p == nil {
+		var err error
+		if p, err = project.LoadDisk(c.loc); err != nil {
+			return project.AsCoded(err)
+		}
+	}
+	return fn(p)
 }
 
 // sync writes the barrier and waits (briefly) until the watcher has seen it.
@@ -184,15 +323,6 @@ func (c *diskCache) sync() bool {
 		c.seenCond.Wait()
 	}
 	return true
-}
-
-// put caches p if no event came since gen (the generation before loading it).
-func (c *diskCache) put(p *project.Project, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen == gen {
-		c.proj, c.projGen = p, gen
-	}
 }
 
 // close stops the watcher and waits for its loop to end.
