@@ -260,6 +260,46 @@ func BenchmarkPlanWarm(b *testing.B) {
 	reportPlanMemory(b, h, harness)
 }
 
+// BenchmarkPlanAfterDiskEdit is a plan after one script file changed on disk: the
+// watcher names the file and the disk cache re-reads it alone ("watcher"), or, with
+// ATLAS_NO_WATCH, compares every file's stat data ("stat", the path of platforms
+// without inotify). The file is written before each plan (not timed).
+func BenchmarkPlanAfterDiskEdit(b *testing.B) {
+	benchProject(b)
+	for _, mode := range []string{"watcher", "stat"} {
+		b.Run(mode, func(b *testing.B) {
+			if mode == "stat" {
+				b.Setenv("ATLAS_NO_WATCH", "1")
+			}
+			h, _, stop := benchHost(b, benchPlace(b))
+			defer stop()
+			mustEmptyPlan(b, h)
+			file := filepath.Join(bench.dir, filepath.FromSlash(bench.edits[0]))
+			orig, err := os.ReadFile(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer os.WriteFile(file, orig, 0o644)
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				if err := os.WriteFile(file, append(orig, fmt.Sprintf("-- %d\n", i)...), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				p, err := h.Plan(context.Background(), host.PlanRequest{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(p.Changes) != 1 {
+					b.Fatalf("the plan has %d changes, want the one edit", len(p.Changes))
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkApply1000 edits 1,000 script files on disk (one per subfolder, across all
 // three services), plans (not timed; reported as plan-ms), and times h.Apply: its
 // token check, its own recomputed plan (disk, base, snapshot), the journal, and the

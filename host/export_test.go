@@ -28,3 +28,10 @@ func (h *Host) DiskLoads() (updates, full int) {
 	defer h.disk.loadMu.Unlock()
 	return h.disk.updates, h.disk.full
 }
+
+// DiskParsed is how many files the disk cache's last load read.
+func (h *Host) DiskParsed() int {
+	h.disk.loadMu.Lock()
+	defer h.disk.loadMu.Unlock()
+	return h.disk.cache.Stats().Parsed
+}

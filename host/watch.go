@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -64,6 +65,12 @@ type diskCache struct {
 	fsRoot string
 	// updates and full count the loads by named paths and by stat, for tests.
 	updates, full int
+	// index is the file (in the project's state dir) the cache's records are kept
+	// in between hosts, like git's index: a restarted host reads only the files
+	// whose stat data changed. It is written after the first load and on close.
+	index        string
+	indexWritten bool
+	writers      sync.WaitGroup // index writes in the background; close waits
 
 	barrier  string // the barrier file
 	seen     uint64 // barrier writes observed
@@ -76,6 +83,10 @@ func newDiskCache(loc *project.Location, stateDir string, log *slog.Logger) *dis
 	c := &diskCache{log: log, done: make(chan struct{}), loc: loc, fsRoot: loc.FSRoot, pending: map[string]bool{}, watched: map[string]bool{}, root: root,
 		cache: project.NewCache(os.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())}
 	c.seenCond = sync.NewCond(&c.mu)
+	c.index = filepath.Join(stateDir, "disk.index")
+	if err := c.cache.ReadIndex(c.index); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		log.Info("not using the disk index; the first plan reads every file", "err", err)
+	}
 	if os.Getenv("ATLAS_NO_WATCH") != "" {
 		log.Info("not watching the project folder (ATLAS_NO_WATCH): every plan compares each file's stat data with the last load's")
 		return c
@@ -273,7 +284,27 @@ func (c *diskCache) load() (*project.Project, error) {
 		return nil, err
 	}
 	c.proj, c.projGen = p, gen
+	if !c.indexWritten {
+		c.indexWritten = true
+		c.writers.Add(1)
+		go func() {
+			defer c.writers.Done()
+			c.writeIndex()
+		}()
+	}
 	return p, nil
+}
+
+// writeIndex stores the cache's records for the next host.
+func (c *diskCache) writeIndex() {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	if c.cache.Project() == nil {
+		return
+	}
+	if err := c.cache.WriteIndex(c.index); err != nil {
+		c.log.Info("could not write the disk index", "err", err)
+	}
 }
 
 // read calls fn with the project as the last load left it or, when files changed
@@ -332,4 +363,6 @@ func (c *diskCache) close() {
 		c.w.Close()
 		c.loops.Wait()
 	}
+	c.writers.Wait()
+	c.writeIndex()
 }
