@@ -10,7 +10,7 @@ export SOURCE_DATE_EPOCH
 # Studio runs on Windows and macOS, where no test runs: CI compiles and vets for them.
 CROSS_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64
 
-.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench fuzz faults
+.PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench bench-e2e fuzz faults
 
 all: build
 
@@ -88,6 +88,12 @@ release:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./gitblob/ ./project/ ./plan/ ./bridge/ ./host/ ./plugin/
+
+# End to end through the CLI against `atlas serve --emulate`, beside git status and
+# git hash-object on the same generated projects (minutes; not part of `make test`).
+SIZES ?= 1k,10k
+bench-e2e: deps
+	$(GO) run ./internal/benche2e -sizes $(SIZES)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzUnmarshal -fuzztime 20s ./dom/

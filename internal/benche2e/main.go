@@ -1,0 +1,383 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/atlas-rbx/atlas/internal/benchgen"
+)
+
+func main() {
+	sizes := flag.String("sizes", "1k,10k", "project sizes in scripts: 1k, 10k, 50k")
+	runs := flag.Int("runs", 5, "timed runs per row (the median is shown)")
+	cycles := flag.Int("cycles", 20, "plan and apply cycles before the second RSS reading")
+	bin := flag.String("atlas", "", "the atlas binary (default: built from ./cmd/atlas)")
+	flag.Parse()
+	if err := run(strings.Split(*sizes, ","), *runs, *cycles, *bin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-e2e:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sizes []string, runs, cycles int, bin string, out io.Writer) error {
+	work, err := os.MkdirTemp("", "atlas-bench-e2e-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if bin == "" {
+		bin = filepath.Join(work, "atlas")
+		if b, err := exec.Command("go", "build", "-o", bin, "./cmd/atlas").CombinedOutput(); err != nil {
+			return fmt.Errorf("build atlas (run from the repository's root): %v\n%s", err, b)
+		}
+	}
+	for _, size := range sizes {
+		scripts, err := parseSize(size)
+		if err != nil {
+			return err
+		}
+		b := &bench{bin: bin, runs: runs, cycles: cycles, dir: filepath.Join(work, size), state: filepath.Join(work, size+"-state")}
+		t, err := b.measure(scripts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", size, err)
+		}
+		t.print(out, size)
+	}
+	return nil
+}
+
+func parseSize(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(s), "k"))
+	if err != nil || n <= 0 || !strings.HasSuffix(s, "k") {
+		return 0, fmt.Errorf("size %q: want a number of thousands of scripts, like 10k", s)
+	}
+	return n * 1000, nil
+}
+
+// bench is one project and its host.
+type bench struct {
+	bin         string
+	runs        int
+	cycles      int
+	dir, state  string
+	gen         *benchgen.Project
+	serve       *exec.Cmd
+	serveStderr bytes.Buffer
+}
+
+// row is one measured line: a median and the yardstick it is compared with.
+type row struct {
+	name      string
+	value     time.Duration
+	yardstick string // "status", "hash-object" or ""
+	note      string
+}
+
+type table struct {
+	gen         *benchgen.Project
+	status, hob time.Duration
+	rows        []row
+	rss         []string
+}
+
+func (b *bench) measure(scripts int) (*table, error) {
+	o := benchgen.Budget
+	o.Packages = scripts / (o.Subfolders * o.Scripts)
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return nil, err
+	}
+	gen, err := benchgen.Write(b.dir, o)
+	if err != nil {
+		return nil, err
+	}
+	b.gen = gen
+	t := &table{gen: gen}
+	t.status = median(b.runs, func() (time.Duration, error) {
+		return timed(func() error { _, err := benchgen.Git(b.dir, "status", "--porcelain"); return err })
+	})
+	paths := strings.Join(gen.Files, "\n") + "\n"
+	t.hob = median(b.runs, func() (time.Duration, error) {
+		return timed(func() error {
+			cmd := exec.Command("git", "hash-object", "--stdin-paths")
+			cmd.Dir, cmd.Stdin, cmd.Stdout = b.dir, strings.NewReader(paths), io.Discard
+			return cmd.Run()
+		})
+	})
+
+	// serve --emulate to the first plan answered.
+	start := time.Now()
+	if err := b.startServe(); err != nil {
+		return nil, err
+	}
+	defer b.stopServe()
+	if err := b.waitPlan(5 * time.Minute); err != nil {
+		return nil, err
+	}
+	t.rows = append(t.rows, row{name: "serve --emulate → first plan answered", value: time.Since(start)})
+	rss, err := b.rss()
+	if err != nil {
+		return nil, err
+	}
+	t.rss = append(t.rss, fmt.Sprintf("host RSS after the first plan: %.0f MB, %.1f× the source bytes (%.1f MB of scripts, %.1f MB of files)",
+		float64(rss)/1e6, float64(rss)/float64(gen.Bytes), float64(gen.Source)/1e6, float64(gen.Bytes)/1e6))
+
+	t.rows = append(t.rows, row{name: "plan, nothing changed", yardstick: "status",
+		value: median(b.runs, func() (time.Duration, error) { return timed(b.plan) })})
+
+	edit := filepath.Join(b.dir, filepath.FromSlash(gen.Edits[0]))
+	orig, err := os.ReadFile(edit)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	t.rows = append(t.rows, row{name: "plan after 1 disk edit", yardstick: "status",
+		value: median(b.runs, func() (time.Duration, error) {
+			i++
+			if err := os.WriteFile(edit, append(append([]byte(nil), orig...), fmt.Sprintf("-- %d\n", i)...), 0o644); err != nil {
+				return 0, err
+			}
+			return timed(b.plan)
+		})})
+	if err := os.WriteFile(edit, orig, 0o644); err != nil {
+		return nil, err
+	}
+	if err := b.applyAll(); err != nil {
+		return nil, err
+	}
+
+	// A Studio edit: the second script of the first subfolder, by exec (not timed).
+	studioPath := instancePath(gen.Edits[0], "Script1")
+	t.rows = append(t.rows, row{name: "plan after 1 Studio edit", yardstick: "status",
+		value: median(b.runs, func() (time.Duration, error) {
+			i++
+			code := fmt.Sprintf("%s.Source = %s.Source .. %q", studioPath, studioPath, fmt.Sprintf("-- studio %d\n", i))
+			if _, err := b.atlas("studio", "exec", "--code", code, "--json"); err != nil {
+				return 0, err
+			}
+			return timed(b.plan)
+		})})
+
+	// An apply of up to 1,000 pushed edits: Studio first takes the disk again (the
+	// Studio edits above are pulled back, not timed), then 1,000 files change.
+	if err := b.applyAll(); err != nil {
+		return nil, err
+	}
+	n := min(1000, len(gen.Edits))
+	originals := make([][]byte, n)
+	for k, f := range gen.Edits[:n] {
+		if originals[k], err = os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(f))); err != nil {
+			return nil, err
+		}
+	}
+	t.rows = append(t.rows, row{name: fmt.Sprintf("apply of %d pushed script edits", n),
+		value: median(b.runs, func() (time.Duration, error) {
+			i++
+			for k, f := range gen.Edits[:n] {
+				data := append(append([]byte(nil), originals[k]...), fmt.Sprintf("-- push %d\n", i)...)
+				if err := os.WriteFile(filepath.Join(b.dir, filepath.FromSlash(f)), data, 0o644); err != nil {
+					return 0, err
+				}
+			}
+			token, err := b.token()
+			if err != nil {
+				return 0, err
+			}
+			d, err := timed(func() error { _, err := b.atlas("sync", "apply", "--token", token, "--json"); return err })
+			if err != nil {
+				return 0, err
+			}
+			return d, b.commit()
+		})})
+
+	for range b.cycles {
+		i++
+		if err := os.WriteFile(edit, append(append([]byte(nil), orig...), fmt.Sprintf("-- cycle %d\n", i)...), 0o644); err != nil {
+			return nil, err
+		}
+		if err := b.applyAll(); err != nil {
+			return nil, err
+		}
+	}
+	if rss, err = b.rss(); err != nil {
+		return nil, err
+	}
+	t.rss = append(t.rss, fmt.Sprintf("host RSS after %d more plan and apply cycles: %.0f MB, %.1f× the source bytes", b.cycles, float64(rss)/1e6, float64(rss)/float64(gen.Bytes)))
+
+	// A restarted host on the unchanged project: its first plan once Studio is back.
+	b.stopServe()
+	if err := b.startServe(); err != nil {
+		return nil, err
+	}
+	if err := b.waitSession(5 * time.Minute); err != nil {
+		return nil, err
+	}
+	d, err := timed(b.plan)
+	if err != nil {
+		return nil, err
+	}
+	t.rows = append(t.rows, row{name: "restarted host's first plan (once Studio is back)", value: d, yardstick: "hash-object", note: "one run"})
+	return t, nil
+}
+
+// instancePath turns a generated script's file into the Luau path of a sibling
+// script: src/shared/pkg000/sub0/Script0.luau → game.ReplicatedStorage.pkg000.sub0.<name>.
+func instancePath(file, name string) string {
+	parts := strings.Split(filepath.ToSlash(filepath.Dir(file)), "/")
+	service := map[string]string{"shared": "game.ReplicatedStorage", "server": "game.ServerScriptService",
+		"client": "game.StarterPlayer.StarterPlayerScripts"}[parts[1]]
+	return service + "." + strings.Join(parts[2:], ".") + "." + name
+}
+
+func (b *bench) env() []string {
+	return append(os.Environ(), "ATLAS_STATE_DIR="+b.state, "NO_COLOR=1")
+}
+
+func (b *bench) atlas(args ...string) ([]byte, error) {
+	cmd := exec.Command(b.bin, args...)
+	cmd.Dir, cmd.Env = b.dir, b.env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("atlas %s: %v: %s%s", strings.Join(args, " "), err, stdout.Bytes(), stderr.Bytes())
+	}
+	return stdout.Bytes(), nil
+}
+
+func (b *bench) plan() error {
+	_, err := b.atlas("sync", "plan", "--json")
+	return err
+}
+
+// token plans and returns the plan's confirm token.
+func (b *bench) token() (string, error) {
+	out, err := b.atlas("sync", "plan", "--json")
+	if err != nil {
+		return "", err
+	}
+	var env struct {
+		Data struct {
+			ConfirmToken string `json:"confirmToken"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil || env.Data.ConfirmToken == "" {
+		return "", fmt.Errorf("no confirm token in %s", out)
+	}
+	return env.Data.ConfirmToken, nil
+}
+
+// applyAll plans and applies every change as the plan directs it, then commits, as
+// a person would: disk, Studio and HEAD are equal after.
+func (b *bench) applyAll() error {
+	token, err := b.token()
+	if err != nil {
+		return err
+	}
+	if _, err = b.atlas("sync", "apply", "--token", token, "--json"); err != nil {
+		return err
+	}
+	return b.commit()
+}
+
+// commit records the project as it is, so that the next changes are one-sided.
+func (b *bench) commit() error {
+	if _, err := benchgen.Git(b.dir, "add", "-A"); err != nil {
+		return err
+	}
+	_, err := benchgen.Git(b.dir, "commit", "-q", "--no-verify", "--allow-empty", "-m", "bench")
+	return err
+}
+
+func (b *bench) startServe() error {
+	b.serve = exec.Command(b.bin, "serve", "--emulate", "--port", "0", "--log-format", "text")
+	b.serve.Dir, b.serve.Env = b.dir, b.env()
+	b.serveStderr.Reset()
+	b.serve.Stderr = &b.serveStderr
+	return b.serve.Start()
+}
+
+func (b *bench) stopServe() {
+	if b.serve == nil || b.serve.Process == nil {
+		return
+	}
+	b.serve.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { b.serve.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		b.serve.Process.Kill()
+		<-done
+	}
+	b.serve = nil
+}
+
+// waitPlan plans until a plan is answered.
+func (b *bench) waitPlan(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := b.plan()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no plan within %s: %w\nhost: %s", limit, err, b.serveStderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitSession waits until the host lists a Studio session.
+func (b *bench) waitSession(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if out, err := b.atlas("status", "--json"); err == nil && bytes.Contains(out, []byte(`"sessions":[{`)) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("no Studio session")
+}
+
+// rss is the host's resident set size, from /proc (Linux).
+func (b *bench) rss() (int64, error) {
+	out, err := b.atlas("status", "--json")
+	if err != nil {
+		return 0, err
+	}
+	var env struct {
+		Data struct {
+			Host struct {
+				PID int `json:"pid"`
+			} `json:"host"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil || env.Data.Host.PID == 0 {
+		return 0, fmt.Errorf("no host pid in %s", out)
+	}
+	return vmRSS(env.Data.Host.PID)
+}
+
+func vmRSS(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("RSS is read from /proc (Linux only): %w", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS line")
+}
