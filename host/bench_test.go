@@ -509,3 +509,45 @@ func BenchmarkEmulator(b *testing.B) {
 		b.ReportMetric(firstS, "first-s") // after the loop: its start drops metrics reported before
 	})
 }
+
+// BenchmarkMemoryCycles plans and applies one pushed edit per cycle (a different
+// script each time, so each is a push) and reports the host's live heap after the
+// first cycle and after the last: what a long-running host holds on to.
+func BenchmarkMemoryCycles(b *testing.B) {
+	benchProject(b)
+	const cycles = 20
+	for b.Loop() {
+		h, _, stop := benchHost(b, benchPlace(b))
+		mustEmptyPlan(b, h)
+		var first uint64
+		for i, f := range bench.edits[:cycles] {
+			path := filepath.Join(bench.dir, filepath.FromSlash(f))
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(orig, "-- cycle\n"...), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			p, err := h.Plan(context.Background(), host.PlanRequest{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.Apply(context.Background(), host.ApplyRequest{Token: p.ConfirmToken}); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(path, orig, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 {
+				runtime.GC()
+				first = heapInuse()
+			}
+		}
+		runtime.GC()
+		last := heapInuse()
+		stop()
+		b.ReportMetric(float64(first)/1e6, "after-1-MB")
+		b.ReportMetric(float64(last)/1e6, "after-20-MB")
+	}
+}

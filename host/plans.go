@@ -37,8 +37,11 @@ type lastPlan struct {
 	plan   *plan.Plan
 }
 
-// remember records a plan issued for base revision base.
+// remember records a plan issued for base revision base. It keeps the plan without
+// the instances its changes point at: a plan's instances hold their whole trees (by
+// Parent), and sixteen plans' trees are most of a long-running host's memory.
 func (c *planCache) remember(p *plan.Plan, base string) {
+	p = detached(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.recent = append(c.recent, &cachedPlan{plan: p, base: base})
@@ -77,4 +80,16 @@ func (c *planCache) computed(disk *project.Project, studio *dom.Instance, in pla
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = &lastPlan{disk: disk, studio: studio, in: in, plan: p}
+}
+
+// detached returns a copy of p whose changes do not point into the trees.
+func detached(p *plan.Plan) *plan.Plan {
+	q := *p
+	q.Changes = make([]*plan.Change, len(p.Changes))
+	for i, ch := range p.Changes {
+		c := *ch
+		c.Disk, c.Studio, c.Base = nil, nil, nil
+		q.Changes[i] = &c
+	}
+	return &q
 }
