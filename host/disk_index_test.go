@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,48 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/plan"
-	"github.com/atlas-rbx/atlas/project"
 )
 
 // startHostAt starts a host for the project in dir with the given state dir and
 // connects a fake plugin whose place is the project at HEAD.
 func startHostAt(t *testing.T, dir, stateDir string) *host.Host {
 	t.Helper()
-	loc, err := project.Locate(dir, "", func(string) string { return dir })
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	pf, err := h.InitialPlace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(pf)
-	place, err := bridgetest.LoadPlace(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugin := bridgetest.New(place)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := plugin.Connect(ctx, h.PluginURL()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { plugin.Close() })
-	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return hosttest.StartWith(t, hosttest.Config{Dir: dir, StateDir: stateDir}).Host
 }
 
 // TestDiskIndexAcrossRestart: a host keeps its disk cache's records in the state

@@ -125,21 +125,7 @@ func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 	if pf.Root == nil {
 		return fmt.Errorf("the emulator's place %s has no root", placeJSON)
 	}
-	var conv func(n *PlaceNode) *dom.Instance
-	conv = func(n *PlaceNode) *dom.Instance {
-		i := dom.New(n.Name, n.ClassName)
-		for k, v := range n.Properties {
-			if v != nil {
-				i.Properties[k] = v
-			}
-		}
-		for _, c := range n.Children {
-			i.AddChild(conv(c))
-		}
-		return i
-	}
-	root := conv(pf.Root)
-	root.AssignIDs()
+	root := pf.Tree()
 	if f.Root != nil {
 		now := root.Index()
 		f.Root.Walk(func(old *dom.Instance) bool {

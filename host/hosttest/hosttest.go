@@ -98,10 +98,13 @@ func Start(t testing.TB, files map[string]string, mutate func(*bridgetest.Place)
 // Config is what StartWith starts: Start's files and mutate, and hooks that set the
 // host's options and the fake plugin's fields before it connects.
 type Config struct {
-	Files   map[string]string
-	Mutate  func(*bridgetest.Place)
-	Options func(*host.Options)
-	Plugin  func(*bridgetest.Plugin)
+	// Dir and StateDir, when set, are an existing project (files are then not
+	// written) and the state dir to use; by default both are new temp dirs.
+	Dir, StateDir string
+	Files         map[string]string
+	Mutate        func(*bridgetest.Place)
+	Options       func(*host.Options)
+	Plugin        func(*bridgetest.Plugin)
 }
 
 // StartWith is Start with a Config.
@@ -111,12 +114,18 @@ func StartWith(t testing.TB, cfg Config) *Env {
 	if files == nil {
 		files = Project
 	}
-	dir := Repo(t, files)
+	dir, state := cfg.Dir, cfg.StateDir
+	if dir == "" {
+		dir = Repo(t, files)
+	}
+	if state == "" {
+		state = t.TempDir()
+	}
 	loc, err := project.Locate(dir, "", func(string) string { return dir })
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{Dir: dir, StateDir: t.TempDir(), Location: loc}
+	e := &Env{Dir: dir, StateDir: state, Location: loc}
 	opts := host.Options{Location: loc, StateDir: e.StateDir, Version: "test"}
 	if cfg.Options != nil {
 		cfg.Options(&opts)
