@@ -3,21 +3,12 @@ package reflection
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/atlas-rbx/atlas/dom/reflection/internal/dbfile"
-)
-
-// Paths of the upstream data, relative to this package's directory.
-const (
-	sharedDB      = "../../../shared/data/rbx-reflection-database.json"
-	sharedLicense = "../../../shared/data/rbx-dom-LICENSE.txt"
 )
 
 func TestVersion(t *testing.T) {
@@ -346,44 +337,6 @@ func TestConsistency(t *testing.T) {
 				t.Errorf("%s default %s = %s: not a single tagged value", name, dname, raw)
 			}
 		}
-	}
-}
-
-// TestEmbeddedUpToDate checks that database.json.gz and LICENSE-rbx-dom.txt
-// are what `go generate` produces from the upstream data, when it is present.
-func TestEmbeddedUpToDate(t *testing.T) {
-	src, err := os.ReadFile(sharedDB)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("upstream database %s is absent; cannot check database.json.gz", sharedDB)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := dbfile.Convert(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gz, err := dbfile.Encode(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(gz, embeddedDB) {
-		got, err := dbfile.Decode(embeddedDB)
-		if err != nil {
-			t.Fatalf("database.json.gz is stale (run go generate ./dom/reflection): %v", err)
-		}
-		diff := cmp.Diff(want, got)
-		if len(diff) > 4000 {
-			diff = diff[:4000] + "\n..."
-		}
-		t.Errorf("database.json.gz is stale (run go generate ./dom/reflection); (-fresh +embedded):\n%s", diff)
-	}
-	lic, err := os.ReadFile(sharedLicense)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(lic) != embeddedLicense {
-		t.Error("LICENSE-rbx-dom.txt differs from upstream (run go generate ./dom/reflection)")
 	}
 }
 
