@@ -296,7 +296,11 @@ func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
 				props = map[string]string{}
 				p.Properties[i.ClassName] = props
 			}
-			props[name] = wireType(i.ClassName, name, v)
+			// The type is the same for every instance of the class with this value
+			// type: work it out once (an enum's costs a lookup and a string).
+			if t, ok := props[name]; !ok || t != v.Type() && !(v.Type() == "Enum" && strings.HasPrefix(t, "Enum:")) {
+				props[name] = wireType(i.ClassName, name, v)
+			}
 		}
 		if i.Parent != nil && !inFull {
 			path := append([]string(nil), names...)
@@ -308,6 +312,10 @@ func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
 			}
 		}
 		for _, c := range i.Children {
+			if inFull {
+				walk(c, nil, "", true) // only its properties count: no path to build
+				continue
+			}
 			childKey := c.Name
 			if key != "" {
 				childKey = key + "/" + c.Name
