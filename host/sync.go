@@ -94,9 +94,9 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		return nil, err
 	}
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
-		Place: h.places.identityOf(s.Info()), FoldCase: foldCase}
+		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index()}
 	if b != nil {
-		in.BaseCommit, in.BaseRef = b.commit, b.ref
+		in.BaseCommit, in.BaseRef, in.BaseIndex = b.commit, b.ref, b.proj.Index()
 	}
 	if p := h.plans.same(disk, studio, in); p != nil {
 		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil

@@ -12,10 +12,16 @@ import (
 // Compute returns the plan for in. It does not modify the trees.
 func Compute(in Input) *Plan {
 	c := &computer{in: in, base: map[string]*dom.Instance{}, disk: map[string]*dom.Instance{}}
-	if in.Base != nil {
+	switch {
+	case in.BaseIndex != nil:
+		c.base = in.BaseIndex
+	case in.Base != nil:
 		c.base = in.Base.Index()
 	}
-	if in.Disk != nil {
+	switch {
+	case in.DiskIndex != nil:
+		c.disk = in.DiskIndex
+	case in.Disk != nil:
 		c.disk = in.Disk.Index()
 	}
 	c.visit(in.Disk, in.Studio, c.base[dom.RootID])

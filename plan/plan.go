@@ -27,6 +27,10 @@ type Input struct {
 	// FoldCase says the project's file system compares names ignoring case, so
 	// that siblings whose names differ only in case would share a file.
 	FoldCase bool
+	// DiskIndex and BaseIndex, when set, are Disk's and Base's instances by id (as
+	// dom.Instance.Index gives them), which a caller that keeps them passes so that
+	// Compute need not build them again. Compute does not modify them.
+	DiskIndex, BaseIndex map[string]*dom.Instance
 }
 
 // Plan is the list of changes between disk and Studio and its canonical hash.

@@ -86,6 +86,15 @@ func TestDecisionTable(t *testing.T) {
 					in.BaseCommit = "c1"
 				}
 				p := Compute(in)
+				// The indexes a caller keeps give the same plan.
+				indexed := in
+				indexed.DiskIndex = in.Disk.Index()
+				if in.Base != nil {
+					indexed.BaseIndex = in.Base.Index()
+				}
+				if q := Compute(indexed); q.Hash != p.Hash || len(q.Changes) != len(p.Changes) {
+					t.Errorf("with the indexes given, Compute = %s, want %s", dump(q), dump(p))
+				}
 				if tc.wantNoChange {
 					if len(p.Changes) != 0 {
 						t.Fatalf("Compute = %d changes, want none: %s", len(p.Changes), dump(p))
