@@ -45,9 +45,14 @@ type Env struct {
 // Git runs git in dir with a config independent of the machine's.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return gitEnv(t, dir, nil, args...)
+}
+
+func gitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -67,7 +72,8 @@ func Write(t testing.TB, dir, rel, content string) {
 	}
 }
 
-// Repo writes files into a new temp dir and commits them.
+// Repo writes files into a new temp dir and commits them, at a fixed date: the same
+// files give the same commit.
 func Repo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -84,7 +90,8 @@ func Repo(t testing.TB, files map[string]string) string {
 	}
 	Git(t, dir, "init", "-q")
 	Git(t, dir, "add", "-A")
-	Git(t, dir, "commit", "-qm", "init")
+	date := "2020-01-01T00:00:00Z"
+	gitEnv(t, dir, []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, "commit", "-qm", "init")
 	return dir
 }
 
