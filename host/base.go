@@ -132,7 +132,8 @@ func (l *baseLoader) stagedFiles() ([]string, error) {
 }
 
 // hashes gives the base scripts their Source hash the first time a plan needs
-// them; the disk and Studio trees spare reading most blobs.
-func (b *base) hashes(disk, studio map[string]*dom.Instance) {
-	b.resolve.Do(func() { b.proj.ResolveSourceHashes(b.fsys, disk, studio) })
+// them; the disk and Studio trees spare reading most blobs. The Studio tree is
+// indexed only then, not on every plan.
+func (b *base) hashes(disk map[string]*dom.Instance, studio *dom.Instance) {
+	b.resolve.Do(func() { b.proj.ResolveSourceHashes(b.fsys, disk, studio.Index()) })
 }

@@ -1,6 +1,11 @@
 package host
 
-import "github.com/atlas-rbx/atlas/dom"
+import (
+	"context"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/plan"
+)
 
 // CachedStudioTree is the Studio tree the host holds from its latest snapshot.
 func (h *Host) CachedStudioTree() *dom.Instance {
@@ -35,3 +40,27 @@ func (h *Host) DiskParsed() int {
 	defer h.disk.loadMu.Unlock()
 	return h.disk.cache.Stats().Parsed
 }
+
+// PlanAndScratch computes a plan as Plan does (incremental: the host's caches and
+// plan memo), and the plan of the same inputs from scratch: copies of the trees that
+// share nothing with any earlier tree, no memo, no indexes.
+func (h *Host) PlanAndScratch(ctx context.Context) (got, scratch *plan.Plan, err error) {
+	err = h.studio.use(ctx, func(snaps *snapshots) error {
+		c, err := h.computeWith(ctx, snaps, "", "")
+		if err != nil {
+			return err
+		}
+		in := c.in
+		in.Memo, in.DiskIndex, in.BaseIndex = nil, nil, nil
+		in.Disk, in.Studio = in.Disk.Clone(), in.Studio.Clone()
+		if in.Base != nil {
+			in.Base = in.Base.Clone()
+		}
+		got, scratch = c.plan, plan.Compute(in)
+		return nil
+	})
+	return got, scratch, err
+}
+
+// MemoStats is what the host's last plan computation did with its plan memo.
+func (h *Host) MemoStats() plan.MemoStats { return h.memo.Stats() }

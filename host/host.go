@@ -16,6 +16,7 @@ import (
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/internal/hostlock"
+	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/token"
 )
@@ -73,6 +74,8 @@ type Host struct {
 	bases  *baseLoader
 	plans  *planCache
 	disk   *diskCache
+	// memo carries each plan's comparisons of unchanged subtrees to the next.
+	memo   *plan.Memo
 	places *places
 	fold   caseFolding
 	execs  execTurns
@@ -98,7 +101,8 @@ func New(opts Options) (*Host, error) {
 		opts.Kind = "serve"
 	}
 	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, turn: newTurn(),
-		studio: newStudioCache(), bases: &baseLoader{loc: opts.Location}, plans: &planCache{}}
+		studio: newStudioCache(), bases: &baseLoader{loc: opts.Location}, plans: &planCache{},
+		memo: &plan.Memo{}}
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {

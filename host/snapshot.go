@@ -46,6 +46,8 @@ type studioCache struct {
 	// tree and paramsKey are the latest snapshot and what it asked for.
 	tree      *dom.Instance
 	paramsKey string
+	// index is tree's instances by handle.
+	index map[string]*dom.Instance
 	// deltas counts the snapshots Studio answered as deltas the host applied.
 	deltas int
 }
@@ -170,7 +172,9 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		if !params.Delta {
 			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
 		}
-		if t, touched, err = applyDelta(c.tree, res, prev); err == nil {
+		var index map[string]*dom.Instance
+		if t, touched, index, err = applyDelta(c.tree, c.index, res, prev); err == nil {
+			c.index = index
 			c.deltas++
 		}
 	} else {
@@ -192,6 +196,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	c.session, c.snapshotID = s.Info().ID, res.SnapshotID
 	c.tree, c.paramsKey = t, key
 	if res.Delta && touched != nil {
+		// c.index is the delta's
 		// Only what the delta sent is new: the rest shares what the cache held.
 		// Handles are never reused, so the sources of removed ones can stay.
 		for _, x := range touched {
@@ -204,7 +209,11 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	}
 	shareSources(t, disk)
 	c.byHandle = map[string]cachedSource{}
+	c.index = map[string]*dom.Instance{}
 	t.Walk(func(x *dom.Instance) bool {
+		if x.Handle != "" {
+			c.index[x.Handle] = x
+		}
 		if x.SourceHash != "" {
 			c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
 		}
@@ -442,14 +451,22 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 var errStaleReuse = errors.New("snapshot refers to a source or instance the host does not hold")
 
 // applyDelta returns the tree of the snapshot res describes as changes to prev (the
-// snapshot res's request named as Reuse), and the instances res sent: prev is
-// copied, then res's removed handles are detached, its instances added or updated
-// (moved when their parent changed), and the children it lists put in that order.
-// The result is the tree a whole snapshot would have given; anything that does not
-// fit prev is errStaleReuse, and prev is left as it was.
-func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, error) {
+// snapshot res's request named as Reuse; index is prev's instances by handle), the
+// instances res sent, and the new tree's index.
+//
+// A delta that only updates the properties of instances (no instance added,
+// removed, renamed or moved) copies those instances and their ancestors alone: the
+// new tree shares every other subtree with prev (see patchDelta). Any other delta
+// copies prev, then res's removed handles are detached, its instances added or
+// updated (moved when their parent changed), and the children it lists put in that
+// order. The result is the tree a whole snapshot would have given; anything that
+// does not fit prev is errStaleReuse, and prev is left as it was.
+func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, map[string]*dom.Instance, error) {
 	if prev == nil {
-		return nil, nil, errStaleReuse
+		return nil, nil, nil, errStaleReuse
+	}
+	if root, touched, ok := patchDelta(prev, index, res, sources); ok {
+		return root, touched, index, nil
 	}
 	byHandle := make(map[string]*dom.Instance, len(sources)*5)
 	root := cloneIndexed(prev, byHandle)
@@ -458,7 +475,7 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 	for _, h := range res.Removed {
 		x := byHandle[h]
 		if x == nil {
-			return nil, nil, errStaleReuse
+			return nil, nil, nil, errStaleReuse
 		}
 		detach(x)
 		delete(byHandle, h)
@@ -472,7 +489,7 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 			byHandle[w.Handle] = x
 			structural = true
 		} else if x.ClassName != w.ClassName {
-			return nil, nil, errStaleReuse
+			return nil, nil, nil, errStaleReuse
 		}
 		touched = append(touched, x)
 		if x.Name != w.Name {
@@ -482,22 +499,22 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 		x.Properties = make(dom.Properties, len(w.Properties)+1)
 		x.SourceHash = ""
 		if err := readRecord(x, w, sources); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if w.Parent == nil {
 			if x != root {
-				return nil, nil, errStaleReuse
+				return nil, nil, nil, errStaleReuse
 			}
 			continue
 		}
 		parent := byHandle[*w.Parent]
 		if parent == nil {
-			return nil, nil, errStaleReuse
+			return nil, nil, nil, errStaleReuse
 		}
 		if x.Parent != parent {
 			for a := parent; a != nil; a = a.Parent {
 				if a == x {
-					return nil, nil, errStaleReuse
+					return nil, nil, nil, errStaleReuse
 				}
 			}
 			detach(x)
@@ -508,13 +525,13 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 	for ph, order := range res.Children {
 		parent := byHandle[ph]
 		if parent == nil || len(order) != len(parent.Children) {
-			return nil, nil, errStaleReuse
+			return nil, nil, nil, errStaleReuse
 		}
 		kids := make([]*dom.Instance, len(order))
 		for i, h := range order {
 			c := byHandle[h]
 			if c == nil || c.Parent != parent {
-				return nil, nil, errStaleReuse
+				return nil, nil, nil, errStaleReuse
 			}
 			kids[i] = c
 		}
@@ -523,7 +540,78 @@ func applyDelta(prev *dom.Instance, res *protocol.SnapshotResult, sources map[st
 	if structural {
 		root.AssignIDs()
 	}
-	return root, touched, nil
+	return root, touched, byHandle, nil
+}
+
+// patchDelta is applyDelta for a delta that only sets the properties of instances
+// prev holds, under the same names and parents: each such instance and its
+// ancestors are copied (path copying), and the copies take the shared subtrees'
+// roots as their children (the roots' Parent is set to the copy, an instance with
+// the same id and path). prev still reads as it was downwards from its root. It
+// reports false, having changed nothing, for any other delta. index is updated to
+// the new tree.
+func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, bool) {
+	if index == nil || len(res.Removed) > 0 || len(res.Children) > 0 || len(res.Instances) == 0 {
+		return nil, nil, false
+	}
+	// Everything is checked and read before anything changes.
+	records := make([]*dom.Instance, len(res.Instances))
+	olds := make([]*dom.Instance, len(res.Instances))
+	for i, w := range res.Instances {
+		x := index[w.Handle]
+		if x == nil || x.ClassName != w.ClassName || x.Name != w.Name {
+			return nil, nil, false
+		}
+		if w.Parent == nil {
+			if x != prev {
+				return nil, nil, false
+			}
+		} else if x.Parent == nil || x.Parent.Handle != *w.Parent || index[*w.Parent] != x.Parent {
+			return nil, nil, false
+		}
+		r := &dom.Instance{Name: w.Name, Properties: make(dom.Properties, len(w.Properties)+1)}
+		if err := readRecord(r, w, sources); err != nil {
+			return nil, nil, false
+		}
+		records[i], olds[i] = r, x
+	}
+	copies := make(map[*dom.Instance]*dom.Instance, 8*len(olds))
+	var copyOf func(x *dom.Instance) *dom.Instance
+	copyOf = func(x *dom.Instance) *dom.Instance {
+		if c := copies[x]; c != nil {
+			return c
+		}
+		c := new(dom.Instance)
+		*c = *x
+		c.Children = slices.Clone(x.Children)
+		copies[x] = c
+		if x.Handle != "" {
+			index[x.Handle] = c
+		}
+		if x.Parent != nil {
+			p := copyOf(x.Parent)
+			for i, sib := range p.Children {
+				if sib == x {
+					p.Children[i] = c
+					break
+				}
+			}
+			c.Parent = p
+		}
+		return c
+	}
+	touched := make([]*dom.Instance, 0, len(olds))
+	for i, x := range olds {
+		c := copyOf(x)
+		c.Properties, c.SourceHash = records[i].Properties, records[i].SourceHash
+		touched = append(touched, c)
+	}
+	for _, c := range copies {
+		for _, child := range c.Children {
+			child.Parent = c
+		}
+	}
+	return copies[prev], touched, true
 }
 
 // cloneIndexed copies the tree x for a delta, noting every copy with a handle in

@@ -110,16 +110,23 @@ func randomStudioEdit(r *rand.Rand, root *bridgetest.Node) string {
 			return "source " + s.Name
 		}
 	case 2:
-		ws := root.Child("Workspace")
-		if sp := ws.Child("Spawn"); sp != nil {
-			sp.Properties["Anchored"] = json.RawMessage(fmt.Sprintf(`{"Bool":%v}`, r.IntN(2) == 0))
-			sp.Properties["Size"] = json.RawMessage(fmt.Sprintf(`{"Vector3":[%d,1,8]}`, r.IntN(9)))
-			return "props Spawn"
+		var valued []*bridgetest.Node // Parts and StringValues: managed properties
+		for _, e := range all {
+			if e.n.ClassName == "Part" || e.n.ClassName == "StringValue" {
+				valued = append(valued, e.n)
+			}
 		}
-		if v := ws.Child("Setting"); v != nil {
-			v.Properties["Value"] = json.RawMessage(fmt.Sprintf(`{"String":"v%d"}`, r.IntN(9)))
-			return "value Setting"
+		if len(valued) == 0 {
+			break
 		}
+		n := valued[r.IntN(len(valued))]
+		if n.ClassName == "Part" {
+			n.Properties["Anchored"] = json.RawMessage(fmt.Sprintf(`{"Bool":%v}`, r.IntN(2) == 0))
+			n.Properties["Size"] = json.RawMessage(fmt.Sprintf(`{"Vector3":[%d,1,8]}`, r.IntN(9)))
+			return "props " + n.Name
+		}
+		n.Properties["Value"] = json.RawMessage(fmt.Sprintf(`{"String":"v%d"}`, r.IntN(9)))
+		return "value " + n.Name
 	case 3:
 		if e, ok := pick(); ok {
 			e.n.Name = deltaNames[r.IntN(len(deltaNames))]

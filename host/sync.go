@@ -21,6 +21,7 @@ type computed struct {
 	studio  *dom.Instance
 	base    *base
 	session *bridge.Session
+	in      plan.Input // what the plan was computed from
 }
 
 // compute reads disk, base and Studio, and computes the plan. It waits for Studio
@@ -94,20 +95,20 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		return nil, err
 	}
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
-		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index()}
+		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index(), Memo: h.memo}
 	if b != nil {
 		in.BaseCommit, in.BaseRef, in.BaseIndex = b.commit, b.ref, b.proj.Index()
 	}
 	if p := h.plans.same(disk, studio, in); p != nil {
-		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil
+		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
 	}
 	if b != nil {
-		b.hashes(disk.Index(), studio.Index())
+		b.hashes(disk.Index(), studio)
 	}
 	p := plan.Compute(in)
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
-	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s}, nil
+	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
 }
 
 // loadBase loads the project at base revision rev (default HEAD); nil when there

@@ -4,12 +4,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/atlas-rbx/atlas/dom"
 )
 
 // Compute returns the plan for in. It does not modify the trees.
+//
+// With in.Memo, Compute reuses the results of the previous Compute on the same memo
+// for every subtree whose disk and Studio instances are the same (the same
+// *dom.Instance, which trees that are never changed in place share when only some
+// of their parts changed) and whose base is the same tree: only the changed parts
+// are compared again. The plan, and its hash, are the ones a Compute from scratch
+// gives.
 func Compute(in Input) *Plan {
 	c := &computer{in: in, base: map[string]*dom.Instance{}, disk: map[string]*dom.Instance{}}
 	switch {
@@ -24,44 +33,239 @@ func Compute(in Input) *Plan {
 	case in.Disk != nil:
 		c.disk = in.Disk.Index()
 	}
-	c.visit(in.Disk, in.Studio, c.base[dom.RootID])
-	sort.Slice(c.changes, func(i, j int) bool { return c.changes[i].ID < c.changes[j].ID })
-	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: c.changes,
-		Warnings: warnings(in)}
-	c.guard(p)
-	if p.Changes == nil {
-		p.Changes = []*Change{}
+	var prev *result
+	if m := in.Memo; m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.used && m.base == in.Base {
+			prev = m.root
+		}
 	}
+	top := &result{}
+	var prevKids []*result
+	if prev != nil {
+		prevKids = []*result{prev}
+	}
+	c.visit(in.Disk, in.Studio, c.base[dom.RootID], newLookup(prevKids), top)
+	if m := in.Memo; m != nil {
+		m.used, m.base, m.root = true, in.Base, nil
+		m.stats = c.stats
+		if len(top.kids) == 1 {
+			m.root = top.kids[0]
+		}
+	}
+	// The memo keeps its changes as they were made: the guards change the plan's.
+	changes := make([]*Change, len(top.changes))
+	for i, ch := range top.changes {
+		cp := *ch
+		cp.Fields = slices.Clip(ch.Fields)
+		changes[i] = &cp
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].ID < changes[j].ID })
+	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: changes,
+		Warnings: top.warnings()}
+	c.guard(p, top.total, top.present)
 	p.Hash = hashOf(in.BaseCommit, in.SessionID, p.Changes)
 	return p
 }
 
-type computer struct {
-	in      Input
-	base    map[string]*dom.Instance
-	disk    map[string]*dom.Instance
-	changes []*Change
-	// present counts the disk's file-backed instances (and scripts among them)
-	// that Studio also holds, for the empty-place check.
-	present census
+// Memo carries per-subtree results from one Compute to the next (Input.Memo). It
+// holds the instances of the last plan's trees, and is safe for concurrent use (a
+// Compute holds it while it runs).
+type Memo struct {
+	mu    sync.Mutex
+	used  bool
+	base  *dom.Instance // the base tree root holds results for
+	root  *result
+	stats MemoStats
 }
 
-func (c *computer) visit(d, s, b *dom.Instance) {
+// MemoStats counts what the last Compute on a memo did with subtrees that have
+// children: how many results it reused, and how many it compared again.
+type MemoStats struct {
+	Reused, Compared int
+}
+
+// Stats returns what the last Compute on m did.
+func (m *Memo) Stats() MemoStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stats
+}
+
+type computer struct {
+	in    Input
+	base  map[string]*dom.Instance
+	disk  map[string]*dom.Instance
+	stats MemoStats
+}
+
+// result is what the comparison of one subtree found: its changes (as made, before
+// the guards), its censuses, what its warnings need, and the results of its
+// children's subtrees that have children of their own, for the next Compute.
+type result struct {
+	id   string
+	d, s *dom.Instance
+	// changes are the changes in the subtree.
+	changes []*Change
+	// total counts the disk's file-backed instances (and scripts among them), and
+	// present those that Studio also holds, for the empty-place check.
+	total, present census
+	// unsyncable counts the disk's properties Studio's scripts cannot write, by
+	// "Class.Property"; nil when there are none.
+	unsyncable map[string]*seen
+	// badDisk and badStudio are the paths of scripts whose Source is not UTF-8.
+	badDisk, badStudio []string
+	kids               []*result
+}
+
+// seen is one class's unsyncable property: where first (by path) and how often.
+type seen struct {
+	first string
+	n     int
+}
+
+// add merges r's findings into into.
+func (into *result) add(r *result) {
+	into.changes = append(into.changes, r.changes...)
+	into.total.files += r.total.files
+	into.total.scripts += r.total.scripts
+	into.present.files += r.present.files
+	into.present.scripts += r.present.scripts
+	for k, v := range r.unsyncable {
+		into.unsyncableAt(k, v.first, v.n)
+	}
+	into.badDisk = append(into.badDisk, r.badDisk...)
+	into.badStudio = append(into.badStudio, r.badStudio...)
+}
+
+func (into *result) unsyncableAt(key, path string, n int) {
+	if into.unsyncable == nil {
+		into.unsyncable = map[string]*seen{}
+	}
+	if s := into.unsyncable[key]; s != nil {
+		s.n += n
+		if path < s.first {
+			s.first = path
+		}
+	} else {
+		into.unsyncable[key] = &seen{first: path, n: n}
+	}
+}
+
+// lookup finds the previous results of a node's children by id.
+type lookup struct {
+	kids []*result
+	byID map[string]*result
+}
+
+func newLookup(kids []*result) lookup {
+	l := lookup{kids: kids}
+	if len(kids) > 8 {
+		l.byID = make(map[string]*result, len(kids))
+		for _, r := range kids {
+			l.byID[r.id] = r
+		}
+	}
+	return l
+}
+
+func (l lookup) find(id string) *result {
+	if l.byID != nil {
+		return l.byID[id]
+	}
+	for _, r := range l.kids {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// visit compares the pair d, s (either may be nil; b is the base's instance) and
+// adds what it finds to into. A pair with children gets a result of its own, taken
+// from prev when the pair is the same as then.
+func (c *computer) visit(d, s, b *dom.Instance, prev lookup, into *result) {
+	x := d
+	if x == nil {
+		x = s
+	}
+	if x == nil {
+		return
+	}
+	if (d == nil || len(d.Children) == 0) && (s == nil || len(s.Children) == 0) {
+		c.compare(d, s, b, lookup{}, into)
+		return
+	}
+	old := prev.find(x.ID)
+	if old != nil && old.d == d && old.s == s {
+		c.stats.Reused++
+		into.add(old)
+		into.kids = append(into.kids, old)
+		return
+	}
+	c.stats.Compared++
+	r := &result{id: x.ID, d: d, s: s}
+	var oldKids lookup
+	if old != nil {
+		oldKids = newLookup(old.kids)
+	}
+	c.compare(d, s, b, oldKids, r)
+	into.add(r)
+	into.kids = append(into.kids, r)
+}
+
+// compare is visit without the memo: it compares the pair and walks on.
+func (c *computer) compare(d, s, b *dom.Instance, prev lookup, into *result) {
 	switch {
 	case d != nil && s != nil:
-		c.present.count(d)
-		c.edit(d, s, b)
-		c.children(d, s)
+		into.total.count(d)
+		into.present.count(d)
+		c.diskNotes(d, into)
+		studioNote(s, into)
+		c.edit(d, s, b, into)
+		c.children(d, s, prev, into)
 	case d != nil:
-		c.presence(Add, d, b)
+		d.Walk(func(x *dom.Instance) bool {
+			into.total.count(x)
+			c.diskNotes(x, into)
+			return true
+		})
+		c.presence(Add, d, b, into)
 	case s != nil:
-		c.presence(Remove, s, b)
+		s.Walk(func(x *dom.Instance) bool { studioNote(x, into); return true })
+		c.presence(Remove, s, b, into)
+	}
+}
+
+// diskNotes notes what the warnings say of a disk instance: the properties it sets
+// that Studio's scripts cannot write, and a Source that is not UTF-8.
+func (c *computer) diskNotes(x *dom.Instance, into *result) {
+	for k := range x.Properties {
+		if !dom.StudioSyncable(x.ClassName, k) {
+			into.unsyncableAt(x.ClassName+"."+k, x.Path(), 1)
+		}
+	}
+	if badSource(x) {
+		into.badDisk = append(into.badDisk, x.Path())
+	}
+}
+
+func studioNote(x *dom.Instance, into *result) {
+	if badSource(x) {
+		into.badStudio = append(into.badStudio, x.Path())
 	}
 }
 
 // children pairs the children of d and s by id. Studio children that neither disk nor
 // base knows are Atlas's business only where the instance does not ignore unknowns.
-func (c *computer) children(d, s *dom.Instance) {
+func (c *computer) children(d, s *dom.Instance, prev lookup, into *result) {
+	if len(s.Children) == 0 {
+		for _, dc := range d.Children {
+			c.visit(dc, nil, c.base[dc.ID], prev, into)
+		}
+		return
+	}
 	studio := make(map[string]*dom.Instance, len(s.Children))
 	for _, sc := range s.Children {
 		studio[sc.ID] = sc
@@ -69,7 +273,7 @@ func (c *computer) children(d, s *dom.Instance) {
 	for _, dc := range d.Children {
 		sc := studio[dc.ID]
 		delete(studio, dc.ID)
-		c.visit(dc, sc, c.base[dc.ID])
+		c.visit(dc, sc, c.base[dc.ID], prev, into)
 	}
 	for _, sc := range s.Children {
 		if _, left := studio[sc.ID]; !left {
@@ -79,7 +283,7 @@ func (c *computer) children(d, s *dom.Instance) {
 		if b == nil && d.IgnoreUnknown {
 			continue
 		}
-		c.visit(nil, sc, b)
+		c.visit(nil, sc, b, prev, into)
 	}
 }
 
@@ -111,14 +315,14 @@ func sourceHash(i *dom.Instance) string {
 	return i.RawHash
 }
 
-func (c *computer) finish(ch *Change, dir Direction, reason Reason) {
+func finish(into *result, ch *Change, dir Direction, reason Reason) {
 	ch.Direction, ch.Reason = dir, reason
 	ch.DefaultSelection = dir // "" (null) where the table leaves it unresolved
-	c.changes = append(c.changes, ch)
+	into.changes = append(into.changes, ch)
 }
 
 // presence handles an instance on one side only (patch Add: disk; Remove: Studio).
-func (c *computer) presence(patch PatchType, x, b *dom.Instance) {
+func (c *computer) presence(patch PatchType, x, b *dom.Instance, into *result) {
 	var ch *Change
 	if patch == Add {
 		ch = c.newChange(x, x, nil, b, Add)
@@ -130,17 +334,17 @@ func (c *computer) presence(patch PatchType, x, b *dom.Instance) {
 	ch.SubtreeHash = subtreeHash(x)
 	switch {
 	case c.in.Base == nil:
-		c.finish(ch, "", NoBase)
+		finish(into, ch, "", NoBase)
 	case b == nil && patch == Add:
-		c.finish(ch, Push, NewOnDisk)
+		finish(into, ch, Push, NewOnDisk)
 	case b == nil:
-		c.finish(ch, Pull, NewInStudio)
+		finish(into, ch, Pull, NewInStudio)
 	case !c.subtreeEqual(x, b, patch == Remove):
-		c.finish(ch, "", DeleteEditConflict)
+		finish(into, ch, "", DeleteEditConflict)
 	case patch == Add:
-		c.finish(ch, Pull, DeletedInStudio)
+		finish(into, ch, Pull, DeletedInStudio)
 	default:
-		c.finish(ch, Push, DeletedOnDisk)
+		finish(into, ch, Push, DeletedOnDisk)
 	}
 }
 
@@ -240,7 +444,7 @@ func differs(d, s *dom.Instance) bool {
 	return false
 }
 
-func (c *computer) edit(d, s, b *dom.Instance) {
+func (c *computer) edit(d, s, b *dom.Instance, into *result) {
 	if !differs(d, s) {
 		return
 	}
@@ -306,7 +510,7 @@ func (c *computer) edit(d, s, b *dom.Instance) {
 			dir, reason = "", BothChanged
 		}
 	}
-	c.finish(ch, dir, reason)
+	finish(into, ch, dir, reason)
 }
 
 func classTagged(b *dom.Instance) dom.Tagged {

@@ -91,15 +91,14 @@ func mappedContainer(x *dom.Instance) bool {
 // guard applies the guards to the table's result, in order: duplicate names,
 // then the place, then mass deletion; a change held back by one is not counted by
 // the next. The plan's hash is computed afterwards, so it binds their result.
-func (c *computer) guard(p *Plan) {
+func (c *computer) guard(p *Plan, total, present census) {
 	g := &Guards{}
 	c.guardDuplicates(p, g)
-	total := censusOf(c.in.Disk)
 	p.Place = c.in.Place
 	if p.Place == "" {
 		p.Place = PlaceUnknown
 	}
-	if empty(total, c.present) {
+	if empty(total, present) {
 		p.Place = PlaceEmpty
 	}
 	var deletions []*Change
@@ -200,16 +199,21 @@ func nameKey(name string, foldCase bool) string {
 // same name on either side: the files of two such siblings would be one path, and
 // siblings of one name are paired by order, so the pull would be a guess.
 func (c *computer) guardDuplicates(p *Plan, g *Guards) {
-	var studio map[string]*dom.Instance
+	var index map[string]*dom.Instance // the Studio tree's, made when first needed
 	for _, ch := range p.Changes {
 		if ch.Direction != Pull {
 			continue
 		}
-		if studio == nil {
-			studio = map[string]*dom.Instance{}
-			if c.in.Studio != nil {
-				studio = c.in.Studio.Index()
-			}
+		var studio map[string]*dom.Instance
+		switch {
+		case ch.Studio != nil && ch.Studio.Parent != nil:
+			// The Studio parent is the change's own instance's.
+			studio = map[string]*dom.Instance{ch.Studio.Parent.ID: ch.Studio.Parent}
+		case ch.Studio == nil && index == nil && c.in.Studio != nil:
+			index = c.in.Studio.Index()
+			fallthrough
+		default:
+			studio = index
 		}
 		sibs := c.siblings(ch, studio)
 		if len(sibs) == 0 {

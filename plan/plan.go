@@ -31,6 +31,9 @@ type Input struct {
 	// dom.Instance.Index gives them), which a caller that keeps them passes so that
 	// Compute need not build them again. Compute does not modify them.
 	DiskIndex, BaseIndex map[string]*dom.Instance
+	// Memo, when set, carries results from one Compute to the next, so that a
+	// plan after a small change compares only the changed subtrees (see Compute).
+	Memo *Memo
 }
 
 // Plan is the list of changes between disk and Studio and its canonical hash.

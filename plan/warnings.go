@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -11,41 +12,17 @@ import (
 
 // warnings lists, once per class and property, the properties the disk project sets
 // that Studio's scripts cannot read and write (left out of comparisons and writes), and
-// every script on either side whose Source is not valid UTF-8 (compared byte for byte,
-// but shown and edited as text by Studio and most editors).
-func warnings(in Input) []string {
-	type seen struct {
-		first string
-		n     int
-	}
-	unsyncable := map[string]*seen{}
+// every script the plan compares, on either side, whose Source is not valid UTF-8
+// (compared byte for byte, but shown and edited as text by Studio and most editors).
+func (r *result) warnings() []string {
 	var out []string
-	if in.Disk != nil {
-		in.Disk.Walk(func(x *dom.Instance) bool {
-			for k := range x.Properties {
-				if dom.StudioSyncable(x.ClassName, k) {
-					continue
-				}
-				key := x.ClassName + "." + k
-				if s := unsyncable[key]; s != nil {
-					s.n++
-					if x.Path() < s.first {
-						s.first = x.Path()
-					}
-				} else {
-					unsyncable[key] = &seen{first: x.Path(), n: 1}
-				}
-			}
-			return true
-		})
-	}
-	keys := make([]string, 0, len(unsyncable))
-	for k := range unsyncable {
+	keys := make([]string, 0, len(r.unsyncable))
+	for k := range r.unsyncable {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		s := unsyncable[k]
+		s := r.unsyncable[k]
 		where := s.first
 		if s.n > 1 {
 			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
@@ -53,20 +30,22 @@ func warnings(in Input) []string {
 		out = append(out, fmt.Sprintf("%s is set by the project (%s) but Studio's scripts cannot write it: Atlas leaves it out of comparisons and writes", k, where))
 	}
 	for _, side := range []struct {
-		name string
-		root *dom.Instance
-	}{{"disk", in.Disk}, {"Studio", in.Studio}} {
-		if side.root == nil {
-			continue
+		name  string
+		paths []string
+	}{{"disk", r.badDisk}, {"Studio", r.badStudio}} {
+		paths := slices.Clone(side.paths)
+		sort.Strings(paths)
+		for _, p := range paths {
+			out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared and written byte for byte", p, side.name))
 		}
-		side.root.Walk(func(x *dom.Instance) bool {
-			if src, ok := x.Properties["Source"].(dom.String); ok && x.IsScript() && !validUTF8(sourceHash(x), string(src)) {
-				out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared and written byte for byte", x.Path(), side.name))
-			}
-			return true
-		})
 	}
 	return out
+}
+
+// badSource reports whether x is a script whose Source is not valid UTF-8.
+func badSource(x *dom.Instance) bool {
+	src, ok := x.Properties["Source"].(dom.String)
+	return ok && x.IsScript() && !validUTF8(sourceHash(x), string(src))
 }
 
 // validated remembers, by a Source's hash, that the Source is valid UTF-8, so that a

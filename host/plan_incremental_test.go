@@ -1,0 +1,88 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/plan"
+)
+
+// TestIncrementalPlanEqualsScratch makes random edits on disk (files and folders
+// written, added, removed, renamed; meta, model and text files), in Studio (sources,
+// properties, renames, moves, additions, deletions, duplicates) and sometimes in
+// git (a commit moves the base), and after each round compares the host's plan,
+// which compares only what changed (the disk cache's and the Studio delta's shared
+// subtrees, and the plan memo), with the plan computed from scratch on copies of the
+// same trees: the same hash, changes, warnings, guards and place check.
+func TestIncrementalPlanEqualsScratch(t *testing.T) {
+	e := hosttest.Start(t, incrementalProject(), nil)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(17, 3))
+	const rounds = 300
+	mismatches, reused, commits := 0, 0, 0
+	for round := range rounds {
+		switch k := r.IntN(10); {
+		case k < 4:
+			for range 1 + r.IntN(3) {
+				randomDiskEdit(t, r, e.Dir, round)
+			}
+		case k < 8:
+			e.Plugin.Edit(func(root *bridgetest.Node) {
+				for range 1 + r.IntN(3) {
+					randomStudioEdit(r, root)
+				}
+			})
+		case k < 9:
+			randomDiskEdit(t, r, e.Dir, round)
+			e.Plugin.Edit(func(root *bridgetest.Node) { randomStudioEdit(r, root) })
+		default:
+			hosttest.Git(t, e.Dir, "add", "-A")
+			hosttest.Git(t, e.Dir, "commit", "-q", "--allow-empty", "-m", "round")
+			commits++
+		}
+		got, want, err := e.Host.PlanAndScratch(ctx)
+		if err != nil {
+			t.Fatalf("round %d: plan: %v", round, err)
+		}
+		reused += e.Host.MemoStats().Reused
+		if diff := planDiff(got, want); diff != "" {
+			mismatches++
+			t.Errorf("round %d: the incremental plan differs from the plan from scratch: %s", round, diff)
+		}
+	}
+	t.Logf("%d rounds (%d commits), %d mismatches; %d subtree results reused", rounds, commits, mismatches, reused)
+	if reused < rounds {
+		t.Errorf("%d subtree results reused in %d rounds: the plans were not incremental", reused, rounds)
+	}
+}
+
+// planDiff says how two plans differ, or "" when they do not.
+func planDiff(got, want *plan.Plan) string {
+	gc, _ := json.Marshal(got.Changes)
+	wc, _ := json.Marshal(want.Changes)
+	gg, _ := json.Marshal(got.Guards)
+	wg, _ := json.Marshal(want.Guards)
+	switch {
+	case string(gc) != string(wc):
+		return "changes\n" + string(gc) + "\nwant\n" + string(wc)
+	case got.Hash != want.Hash:
+		return "hash " + got.Hash + ", want " + want.Hash
+	case !slices.Equal(got.Warnings, want.Warnings):
+		return "warnings " + jsonString(got.Warnings) + ", want " + jsonString(want.Warnings)
+	case string(gg) != string(wg):
+		return "guards " + string(gg) + ", want " + string(wg)
+	case got.Place != want.Place:
+		return "place " + string(got.Place) + ", want " + string(want.Place)
+	}
+	return ""
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
