@@ -17,8 +17,9 @@ import (
 // properties, renames, moves, additions, deletions, duplicates) and sometimes in
 // git (a commit moves the base), and after each round compares the host's plan,
 // which compares only what changed (the disk cache's and the Studio delta's shared
-// subtrees, and the plan memo), with the plan computed from scratch on copies of the
-// same trees: the same hash, changes, warnings, guards and place check.
+// subtrees, the snapshot scope's and the plan's memory), with the plan computed from
+// scratch on copies of the same trees: the same hash, changes, warnings, guards and
+// place check, from the same snapshot request.
 func TestIncrementalPlanEqualsScratch(t *testing.T) {
 	e := hosttest.Start(t, incrementalProject(), nil)
 	ctx := context.Background()
@@ -45,9 +46,13 @@ func TestIncrementalPlanEqualsScratch(t *testing.T) {
 			hosttest.Git(t, e.Dir, "commit", "-q", "--allow-empty", "-m", "round")
 			commits++
 		}
-		got, want, err := e.Host.PlanAndScratch(ctx)
+		got, want, scopeDiff, err := e.Host.PlanAndScratch(ctx)
 		if err != nil {
 			t.Fatalf("round %d: plan: %v", round, err)
+		}
+		if scopeDiff != "" {
+			mismatches++
+			t.Errorf("round %d: the snapshot request differs from the one computed from scratch:\n%s", round, scopeDiff)
 		}
 		reused += e.Host.MemoStats().Reused
 		if diff := planDiff(got, want); diff != "" {

@@ -229,6 +229,8 @@ var lastScope struct {
 	trees  []*dom.Instance
 	params protocol.SnapshotParams
 	key    string
+	// frags are the property types of the trees' subtrees, by tree.
+	frags []*scopeFrag
 }
 
 // scope computes what to ask Studio for: every instance the disk or base tree knows,
@@ -247,9 +249,10 @@ func scopeWithKey(trees ...*dom.Instance) (protocol.SnapshotParams, string) {
 	if slices.Equal(lastScope.trees, trees) {
 		return lastScope.params, lastScope.key
 	}
-	p := computeScope(trees...)
+	p, frags := computeScopeFrom(lastScope.frags, trees...)
 	b, _ := json.Marshal(p)
 	lastScope.trees, lastScope.params, lastScope.key = slices.Clone(trees), p, string(b)
+	lastScope.frags = frags
 	return p, lastScope.key
 }
 
@@ -289,52 +292,58 @@ func sameRequest(a, b protocol.SnapshotParams) bool {
 
 // computeScope is scope without the memory.
 func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
+	p, _ := computeScopeFrom(nil, trees...)
+	return p
+}
+
+// computeScopeFrom is computeScope reusing the property types of every subtree that
+// is the same instance as in the trees prev was computed for (trees that are never
+// changed in place share their unchanged subtrees), so that a scope after a small
+// change walks only the changed subtrees. It returns what the next call reuses.
+func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.SnapshotParams, []*scopeFrag) {
 	p := protocol.SnapshotParams{Properties: map[string]map[string]string{}}
 	roots := map[string][]string{}
 	nodes := map[string][]string{}
-	// The walk carries each instance's path down, and records nothing below a
-	// full-subtree root of the same tree (it is sent whole).
-	var walk func(i *dom.Instance, names []string, key string, inFull bool)
-	walk = func(i *dom.Instance, names []string, key string, inFull bool) {
-		for name, v := range i.Properties {
-			if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
-				continue
-			}
-			props := p.Properties[i.ClassName]
-			if props == nil {
-				props = map[string]string{}
-				p.Properties[i.ClassName] = props
-			}
-			// The type is the same for every instance of the class with this value
-			// type: work it out once (an enum's costs a lookup and a string).
-			if t, ok := props[name]; !ok || t != v.Type() && !(v.Type() == "Enum" && strings.HasPrefix(t, "Enum:")) {
-				props[name] = wireType(i.ClassName, name, v)
-			}
-		}
-		if i.Parent != nil && !inFull {
+	// The walk carries each instance's path down, and stops at a full-subtree root
+	// (it is sent whole).
+	var walk func(i *dom.Instance, names []string, key string)
+	walk = func(i *dom.Instance, names []string, key string) {
+		if i.Parent != nil {
 			path := append([]string(nil), names...)
 			if !i.IgnoreUnknown {
 				roots[key] = path
-				inFull = true
-			} else {
-				nodes[key] = path
+				return
 			}
+			nodes[key] = path
 		}
 		for _, c := range i.Children {
-			if inFull {
-				walk(c, nil, "", true) // only its properties count: no path to build
-				continue
-			}
 			childKey := c.Name
 			if key != "" {
 				childKey = key + "/" + c.Name
 			}
-			walk(c, append(names, c.Name), childKey, inFull)
+			walk(c, append(names, c.Name), childKey)
 		}
 	}
-	for _, t := range trees {
-		if t != nil {
-			walk(t, nil, "", false)
+	frags := make([]*scopeFrag, len(trees))
+	for k, t := range trees {
+		if t == nil {
+			continue
+		}
+		walk(t, nil, "")
+		var old *scopeFrag
+		if k < len(prev) {
+			old = prev[k]
+		}
+		frags[k] = fragOf(t, old)
+		for class, props := range frags[k].props {
+			dst := p.Properties[class]
+			if dst == nil {
+				dst = make(map[string]string, len(props))
+				p.Properties[class] = dst
+			}
+			for name, t := range props {
+				dst[name] = t
+			}
 		}
 	}
 	// A path under a full-subtree root is already covered. Looking up each ancestor
@@ -365,7 +374,70 @@ func computeScope(trees ...*dom.Instance) protocol.SnapshotParams {
 	if p.Nodes == nil {
 		p.Nodes = [][]string{}
 	}
-	return p
+	return p, frags
+}
+
+// scopeFrag is the managed properties of one subtree, with the type the plugin
+// encodes each in, by class (a later instance's type wins, in tree order), and the
+// fragments of its children that have children. Its maps are never changed.
+type scopeFrag struct {
+	inst  *dom.Instance
+	props map[string]map[string]string
+	kids  []*scopeFrag
+}
+
+// fragOf returns x's fragment: old when old is x's (the same instance), else one
+// made from x's own properties and its children's fragments, reusing old's.
+func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
+	if old != nil && old.inst == x {
+		return old
+	}
+	var byID map[string]*scopeFrag
+	if old != nil && len(old.kids) > 0 {
+		byID = make(map[string]*scopeFrag, len(old.kids))
+		for _, k := range old.kids {
+			byID[k.inst.ID] = k
+		}
+	}
+	f := &scopeFrag{inst: x, props: map[string]map[string]string{}}
+	f.addOwn(x)
+	for _, c := range x.Children {
+		if len(c.Children) == 0 {
+			f.addOwn(c)
+			continue
+		}
+		k := fragOf(c, byID[c.ID])
+		f.kids = append(f.kids, k)
+		for class, props := range k.props {
+			for name, t := range props {
+				f.set(class, name, t)
+			}
+		}
+	}
+	return f
+}
+
+func (f *scopeFrag) set(class, name, t string) {
+	props := f.props[class]
+	if props == nil {
+		props = map[string]string{}
+		f.props[class] = props
+	}
+	props[name] = t
+}
+
+// addOwn adds the managed properties i sets.
+func (f *scopeFrag) addOwn(i *dom.Instance) {
+	for name, v := range i.Properties {
+		if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
+			continue
+		}
+		// The type is the same for every instance of the class with this value
+		// type: work it out once (an enum's costs a lookup and a string).
+		if t, ok := f.props[i.ClassName][name]; !ok || t != v.Type() && !(v.Type() == "Enum" && strings.HasPrefix(t, "Enum:")) {
+			f.set(i.ClassName, name, wireType(i.ClassName, name, v))
+		}
+	}
 }
 
 func sortPaths(ps [][]string) {
