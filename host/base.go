@@ -22,6 +22,9 @@ import (
 // that takes another lock.
 type baseLoader struct {
 	loc *project.Location
+	// build, when set, builds the project at a commit from the commit's fs
+	// (gitblob's CommitFS); else the project is loaded from the commit.
+	build func(fsys fs.FS, commit string) (*project.Project, error)
 
 	mu     sync.Mutex
 	repo   *gitblob.Repo
@@ -29,7 +32,9 @@ type baseLoader struct {
 }
 
 // base is the project at a base commit. The project's tree is shared by every plan
-// against that commit; only hashes writes into it, once.
+// against that commit; only hashes writes into it, once. It may be a disk tree (the
+// commit holds the files the disk tree was loaded from), whose scripts carry their
+// Source; a base tree built from the commit has only their hashes.
 type base struct {
 	commit string
 	ref    string
@@ -95,9 +100,14 @@ func (l *baseLoader) load(rev string) (*base, error) {
 	if _, err := fs.Stat(fsys, l.loc.FileInFS); err != nil {
 		return nil, nil // the project file is not committed yet
 	}
-	opts := l.loc.Options() // Root: a committed link's absolute target is judged as on disk
-	opts.HashOnly = true
-	p, err := project.Load(fsys, l.loc.FileInFS, opts)
+	var p *project.Project
+	if l.build != nil {
+		p, err = l.build(fsys, commit)
+	} else {
+		opts := l.loc.Options() // Root: a committed link's absolute target is judged as on disk
+		opts.HashOnly = true
+		p, err = project.Load(fsys, l.loc.FileInFS, opts)
+	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
 			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)

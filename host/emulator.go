@@ -18,7 +18,6 @@ import (
 	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plugin"
-	"github.com/atlas-rbx/atlas/project"
 )
 
 // PlaceNode is an instance in the emulator's place file.
@@ -48,10 +47,16 @@ type PlaceFile struct {
 // PlaceFromTree turns an instance tree into a place file; enums used by its
 // properties are included so the emulator can build EnumItems.
 func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
+	return placeFromTree(root, name, nil)
+}
+
+// placeFromTree is PlaceFromTree taking each script's Source from source, where
+// given, when the tree has only the script's hash.
+func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (dom.Value, error)) *PlaceFile {
 	pf := &PlaceFile{PlaceName: name, Enums: map[string]map[string]uint32{}}
 	var conv func(i *dom.Instance) *PlaceNode
 	conv = func(i *dom.Instance) *PlaceNode {
-		n := &PlaceNode{Name: i.Name, ClassName: i.ClassName, Properties: dom.Properties{}, Children: []*PlaceNode{}}
+		n := &PlaceNode{Name: i.Name, ClassName: i.ClassName, Properties: make(dom.Properties, len(i.Properties)+1), Children: make([]*PlaceNode, 0, len(i.Children))}
 		for k, v := range i.Properties {
 			n.Properties[k] = v
 			if v.Type() == "Enum" {
@@ -60,6 +65,11 @@ func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
 						pf.Enums[enum] = e.Items
 					}
 				}
+			}
+		}
+		if _, ok := i.Properties["Source"]; !ok && source != nil && i.IsScript() && i.RawHash != "" {
+			if v, err := source(i); err == nil {
+				n.Properties["Source"] = v
 			}
 		}
 		for _, c := range i.Children {
@@ -74,18 +84,33 @@ func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
 }
 
 // InitialPlace is the place the emulator starts with: the project built at the base
-// commit (Studio in sync with HEAD), or the disk project when there is no base.
+// commit (Studio in sync with HEAD), or the disk project when there is no base. The
+// disk and base trees it reads are the ones the first plan uses: it loads them
+// through the host's caches, holding the Studio lock as a plan does.
 func (h *Host) InitialPlace() (*PlaceFile, error) {
 	var pf *PlaceFile
-	err := h.readDisk(func(disk *project.Project) error {
-		root := disk.Root
-		if base, err := h.loadBase(""); err == nil && base != nil {
-			full, err := project.Load(base.fsys, h.loc.FileInFS, h.loc.Options())
-			if err == nil {
-				root = full.Root
-			}
+	err := h.studio.use(context.Background(), func(*snapshots) error {
+		disk, err := h.loadDisk()
+		if err != nil {
+			return err
 		}
-		pf = PlaceFromTree(root, disk.Name)
+		b, err := h.loadBase("")
+		if err != nil || b == nil {
+			pf = PlaceFromTree(disk.Root, disk.Name)
+			return nil
+		}
+		// A base script has only its file's blob id: its text is the disk's when
+		// the disk script has that hash, else the commit's file.
+		diskIndex := disk.Index()
+		pf = placeFromTree(b.proj.Root, disk.Name, func(x *dom.Instance) (dom.Value, error) {
+			if d := diskIndex[x.ID]; d != nil && d.SourceHash == x.RawHash {
+				if v, ok := d.Properties["Source"]; ok {
+					return v, nil
+				}
+			}
+			src, err := b.proj.ReadSource(b.fsys, x)
+			return dom.String(src), err
+		})
 		return nil
 	})
 	return pf, err

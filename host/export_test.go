@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"maps"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
 )
 
 // CachedStudioTree is the Studio tree the host holds from its latest snapshot.
@@ -35,11 +37,11 @@ func (h *Host) DiskLoads() (updates, full int) {
 	return h.disk.updates, h.disk.full
 }
 
-// DiskParsed is how many files the disk cache's last load read.
+// DiskParsed is how many files the disk cache's loads read since the host started.
 func (h *Host) DiskParsed() int {
 	h.disk.loadMu.Lock()
 	defer h.disk.loadMu.Unlock()
-	return h.disk.cache.Stats().Parsed
+	return h.disk.parsed
 }
 
 // PlanAndScratch computes a plan as Plan does (incremental: the host's caches, the
@@ -57,8 +59,16 @@ func (h *Host) PlanAndScratch(ctx context.Context) (got, scratch *plan.Plan, sco
 		_, gotScope := scopeWithKey(in.Disk, in.Base)
 		in.Memo, in.DiskIndex, in.BaseIndex = nil, nil, nil
 		in.Disk, in.Studio = in.Disk.Clone(), in.Studio.Clone()
-		if in.Base != nil {
-			in.Base = in.Base.Clone()
+		if c.base != nil {
+			// The base loaded from the commit alone, not built from the disk's.
+			opts := h.loc.Options()
+			opts.HashOnly = true
+			fresh, err := project.Load(c.base.fsys, h.loc.FileInFS, opts)
+			if err != nil {
+				return err
+			}
+			fresh.ResolveSourceHashes(c.base.fsys)
+			in.Base = fresh.Root
 		}
 		got, scratch = c.plan, plan.Compute(in)
 		want, _ := json.Marshal(computeScope(in.Disk, in.Base))
@@ -72,3 +82,11 @@ func (h *Host) PlanAndScratch(ctx context.Context) (got, scratch *plan.Plan, sco
 
 // MemoStats is what the host's last plan computation did with its plan memo.
 func (h *Host) MemoStats() plan.MemoStats { return h.memo.Stats() }
+
+// BaseSources counts where the host's base trees came from: the disk tree, the
+// state dir's file, or the commit.
+func (h *Host) BaseSources() map[project.BaseSource]int {
+	h.disk.loadMu.Lock()
+	defer h.disk.loadMu.Unlock()
+	return maps.Clone(h.disk.bases)
+}

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
 )
 
 // TestIncrementalPlanEqualsScratch makes random edits on disk (files and folders
@@ -60,7 +62,7 @@ func TestIncrementalPlanEqualsScratch(t *testing.T) {
 			t.Errorf("round %d: the incremental plan differs from the plan from scratch: %s", round, diff)
 		}
 	}
-	t.Logf("%d rounds (%d commits), %d mismatches; %d subtree results reused", rounds, commits, mismatches, reused)
+	t.Logf("%d rounds (%d commits), %d mismatches; %d subtree results reused; base trees from %v", rounds, commits, mismatches, reused, e.Host.BaseSources())
 	if reused < rounds {
 		t.Errorf("%d subtree results reused in %d rounds: the plans were not incremental", reused, rounds)
 	}
@@ -90,4 +92,42 @@ func planDiff(got, want *plan.Plan) string {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestBaseFromDisk: the base tree is the disk tree when HEAD holds the files the
+// disk tree was loaded from (after a commit of the disk's state, nothing is read
+// from git), is built from the commit otherwise, and is kept in the state dir for
+// a restarted host; every plan is the one against the base loaded from the commit.
+func TestBaseFromDisk(t *testing.T) {
+	dir := hosttest.Repo(t, incrementalProject())
+	state := t.TempDir()
+	h := startHostAt(t, dir, state)
+	ctx := context.Background()
+	check := func(what string, want map[project.BaseSource]int) {
+		t.Helper()
+		got, scratch, scopeDiff, err := h.PlanAndScratch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := planDiff(got, scratch); diff != "" || scopeDiff != "" {
+			t.Errorf("%s: the plan differs from the plan against the commit's tree: %s%s", what, diff, scopeDiff)
+		}
+		if got := h.BaseSources(); !maps.Equal(got, want) {
+			t.Errorf("%s: base trees from %v, want %v", what, got, want)
+		}
+	}
+	check("clean", map[project.BaseSource]int{project.BaseFromDisk: 1})
+	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'edited'\n")
+	check("edited, same commit", map[project.BaseSource]int{project.BaseFromDisk: 1})
+	hosttest.Git(t, dir, "commit", "-qam", "edit")
+	check("committed", map[project.BaseSource]int{project.BaseFromDisk: 2})
+	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'again'\n")
+	hosttest.Git(t, dir, "commit", "-qam", "again")
+	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'edited'\n")
+	check("HEAD differs from disk", map[project.BaseSource]int{project.BaseFromDisk: 2, project.BaseFromCommit: 1})
+	h.Close()
+
+	h = startHostAt(t, dir, state)
+	defer h.Close()
+	check("restarted", map[project.BaseSource]int{project.BaseFromFile: 1})
 }

@@ -70,21 +70,15 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	}
 	// Probed before the first load: the probe's file is gone by then.
 	foldCase := h.fold.get(h.loc.Dir)
-	// Disk and base are independent: read them side by side.
-	var b *base
-	var baseErr error
-	baseDone := make(chan struct{})
-	go func() {
-		defer close(baseDone)
-		b, baseErr = h.bases.load(baseRev)
-	}()
+	// The disk first: the base is built from it (the disk tree itself when HEAD
+	// holds the same files).
 	disk, err := h.loadDisk()
-	<-baseDone
 	if err != nil {
 		return nil, err
 	}
-	if baseErr != nil {
-		return nil, baseErr
+	b, err := h.bases.load(baseRev)
+	if err != nil {
+		return nil, err
 	}
 	var baseRoot *dom.Instance
 	if b != nil {

@@ -63,8 +63,10 @@ type diskCache struct {
 	cache  *project.Cache
 	loc    *project.Location
 	fsRoot string
-	// updates and full count the loads by named paths and by stat, for tests.
-	updates, full int
+	// updates and full count the loads by named paths and by stat, and parsed the
+	// files all loads read, for tests.
+	updates, full, parsed int
+	bases                 map[project.BaseSource]int // where base trees came from
 	// index is the file (in the project's state dir) the cache's records are kept
 	// in between hosts, like git's index: a restarted host reads only the files
 	// whose stat data changed. It is written after the first load and on close.
@@ -276,6 +278,7 @@ func (c *diskCache) load() (*project.Project, error) {
 		p, err = c.cache.Update(paths)
 		c.updates++
 	}
+	c.parsed += c.cache.Stats().Parsed
 	c.treeMu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -293,6 +296,24 @@ func (c *diskCache) load() (*project.Project, error) {
 		}()
 	}
 	return p, nil
+}
+
+// base builds the project at a commit from the commit's fs with the cache
+// (project.Cache.Base): the disk tree itself when the commit holds the same files,
+// else the state dir's copy of the commit's tree, else a load of the commit that
+// parses only the files whose blob ids differ from the disk's. No load of the disk
+// runs meanwhile.
+func (c *diskCache) base(fsys fs.FS, commit string) (*project.Project, error) {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	p, from, err := c.cache.Base(fsys, commit, filepath.Join(filepath.Dir(c.index), "base.tree"))
+	if err == nil {
+		if c.bases == nil {
+			c.bases = map[project.BaseSource]int{}
+		}
+		c.bases[from]++
+	}
+	return p, err
 }
 
 // writeIndex stores the cache's records for the next host.

@@ -36,6 +36,16 @@ func (p *Project) ResolveSourceHashes(fsys fs.FS, others ...map[string]*dom.Inst
 	})
 }
 
+// ReadSource reads the Source of x, a script of p's tree loaded from fsys with
+// HashOnly (which has only its file's blob id), from its file.
+func (p *Project) ReadSource(fsys fs.FS, x *dom.Instance) (string, error) {
+	data, err := fs.ReadFile(fsys, p.pathInFS(x.FsPath))
+	if err != nil {
+		return "", err
+	}
+	return NormalizeSource(string(data)), nil
+}
+
 // pathInFS is the fs path of a file given relative to the project's folder.
 func (p *Project) pathInFS(rel string) string {
 	if p.Dir == "" {
