@@ -15,6 +15,11 @@ func (h *Host) CachedStudioTree() *dom.Instance {
 	return h.studio.tree
 }
 
+// SourcesByHash is how many scripts' Sources came in snapshots by their hash.
+func (h *Host) SourcesByHash() int {
+	return h.studio.byHash
+}
+
 // StudioDeltas is how many snapshots Studio answered as deltas the host applied.
 func (h *Host) StudioDeltas() int {
 	return h.studio.deltas

@@ -48,8 +48,9 @@ type studioCache struct {
 	paramsKey string
 	// index is tree's instances by handle.
 	index map[string]*dom.Instance
-	// deltas counts the snapshots Studio answered as deltas the host applied.
-	deltas int
+	// deltas counts the snapshots Studio answered as deltas the host applied, and
+	// byHash the scripts whose Source came by hash (knownSources).
+	deltas, byHash int
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -134,7 +135,7 @@ func (sn *snapshots) take(ctx context.Context, s *bridge.Session, params protoco
 	if res.Unchanged {
 		return nil, errcode.New(errcode.Internal, "studio answered 'unchanged' for a snapshot Atlas did not offer")
 	}
-	t, err := buildTree(res, nil)
+	t, err := buildTree(res, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
@@ -155,6 +156,12 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		params.Reuse, prev = c.snapshotID, c.byHandle
 		params.AllowUnchanged = c.tree != nil && c.paramsKey == key
 		params.Delta = params.AllowUnchanged
+	}
+	var known map[string]dom.Value
+	if params.Reuse == "" {
+		// A whole snapshot with every Source: the disk's texts need not come over.
+		known = knownSources(disk)
+		params.KnownSources = slices.Sorted(maps.Keys(known))
 	}
 	res, err := s.Snapshot(ctx, params)
 	if err != nil {
@@ -178,17 +185,24 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 			c.deltas++
 		}
 	} else {
-		t, err = buildTree(res, prev)
+		t, err = buildTree(res, prev, known)
+		if err == nil {
+			for _, w := range res.Instances {
+				if w.SourceHash != "" {
+					c.byHash++
+				}
+			}
+		}
 	}
 	if errors.Is(err, errStaleReuse) {
 		touched = nil
 		// The host cannot follow what Studio sent off the cached snapshot: ask for
 		// the whole place with every Source.
-		params.Reuse, params.AllowUnchanged, params.Delta = "", false, false
+		params.Reuse, params.AllowUnchanged, params.Delta, params.KnownSources = "", false, false, nil
 		if res, err = s.Snapshot(ctx, params); err != nil {
 			return nil, err
 		}
-		t, err = buildTree(res, nil)
+		t, err = buildTree(res, nil, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
@@ -465,13 +479,13 @@ func wireType(class, prop string, v dom.Value) string {
 
 // buildTree turns a snapshot into an instance tree rooted at game, with ids assigned
 // and script hashes computed; prev resolves sourceFrom handles.
-func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom.Instance, error) {
+func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource, known map[string]dom.Value) (*dom.Instance, error) {
 	byHandle := make(map[string]*dom.Instance, len(res.Instances))
 	var root *dom.Instance
 	for _, w := range res.Instances {
 		inst := dom.New(w.Name, w.ClassName)
 		inst.Handle = w.Handle
-		if err := readRecord(inst, w, prev); err != nil {
+		if err := readRecord(inst, w, prev, known); err != nil {
 			return nil, err
 		}
 		if w.Parent == nil {
@@ -496,8 +510,9 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource) (*dom
 }
 
 // readRecord sets inst's properties from w, its Source from the host's copy when w
-// has sourceFrom, and its Source hash.
-func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource) error {
+// has sourceFrom (prev, by handle) or sourceHash (known, by blob id), and its Source
+// hash.
+func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource, known map[string]dom.Value) error {
 	for name, raw := range w.Properties {
 		v, err := dom.Unmarshal(raw)
 		if err != nil {
@@ -512,6 +527,13 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		}
 		inst.Properties["Source"] = old.source
 		inst.SourceHash = old.hash
+	} else if w.SourceHash != "" {
+		src, ok := known[w.SourceHash]
+		if !ok {
+			return errStaleReuse
+		}
+		inst.Properties["Source"] = src
+		inst.SourceHash = w.SourceHash
 	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
 		inst.SourceHash = gitblob.Hash([]byte(src))
 	}
@@ -570,7 +592,7 @@ func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 		x.Name = w.Name
 		x.Properties = make(dom.Properties, len(w.Properties)+1)
 		x.SourceHash = ""
-		if err := readRecord(x, w, sources); err != nil {
+		if err := readRecord(x, w, sources, nil); err != nil {
 			return nil, nil, nil, err
 		}
 		if w.Parent == nil {
@@ -642,7 +664,7 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 			return nil, nil, false
 		}
 		r := &dom.Instance{Name: w.Name, Properties: make(dom.Properties, len(w.Properties)+1)}
-		if err := readRecord(r, w, sources); err != nil {
+		if err := readRecord(r, w, sources, nil); err != nil {
 			return nil, nil, false
 		}
 		records[i], olds[i] = r, x
@@ -722,6 +744,21 @@ func detach(x *dom.Instance) {
 		}
 	}
 	x.Parent = nil
+}
+
+// knownSources are the disk scripts' texts by git blob id, which a whole snapshot
+// need not carry (SnapshotParams.KnownSources).
+func knownSources(disk map[string]*dom.Instance) map[string]dom.Value {
+	known := map[string]dom.Value{}
+	for _, x := range disk {
+		if x.SourceHash == "" || !x.IsScript() {
+			continue
+		}
+		if src, ok := x.Properties["Source"].(dom.String); ok {
+			known[x.SourceHash] = src
+		}
+	}
+	return known
 }
 
 // shareSources points Studio scripts whose text equals the disk's at the disk's

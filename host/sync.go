@@ -72,6 +72,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	foldCase := h.fold.get(h.loc.Dir)
 	// The disk first: the base is built from it (the disk tree itself when HEAD
 	// holds the same files).
+	started := time.Now()
 	disk, err := h.loadDisk()
 	if err != nil {
 		return nil, err
@@ -84,10 +85,12 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if b != nil {
 		baseRoot = b.proj.Root
 	}
+	read := time.Now()
 	studio, err := snaps.cached(ctx, s, scope(disk.Root, baseRoot), disk.Index())
 	if err != nil {
 		return nil, err
 	}
+	h.log.Debug("plan inputs read", "diskAndBaseMs", read.Sub(started).Milliseconds(), "studioMs", time.Since(read).Milliseconds(), "sourcesByHash", snaps.c.byHash)
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
 		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index(), Memo: h.memo}
 	if b != nil {

@@ -67,6 +67,10 @@ type SnapshotParams struct {
 	// Reuse (asked with the same parameters) instead of every instance; the plugin
 	// sends a whole snapshot whenever it cannot vouch that a delta is complete.
 	Delta bool `json:"delta,omitempty"`
+	// KnownSources are the git blob ids of script sources the host holds: a script
+	// whose Source has one of them may be sent with SourceHash instead of its text
+	// (the plugin does so when Studio's engine hashes).
+	KnownSources []string `json:"knownSources,omitempty"`
 }
 
 // SnapshotInstance is one instance of a snapshot.
@@ -80,6 +84,9 @@ type SnapshotInstance struct {
 	// SourceFrom is set, and Source left out, when the script's Source is unchanged
 	// since the snapshot named by the request's Reuse: it is the script's handle there.
 	SourceFrom string `json:"sourceFrom,omitempty"`
+	// SourceHash is set, and Source left out, when the Source's git blob id is one
+	// of the request's KnownSources.
+	SourceHash string `json:"sourceHash,omitempty"`
 }
 
 // SnapshotResult is a snapshot's answer (its partial frames joined).

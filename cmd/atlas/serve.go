@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"time"
 	"path/filepath"
 	"strings"
 
@@ -122,10 +123,12 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 			}
 		}
 	} else {
+		started := time.Now()
 		pf, err := h.InitialPlace()
 		if err != nil {
 			return nil, err
 		}
+		logger.Debug("initial place built", "ms", time.Since(started).Milliseconds())
 		tmp, err := os.CreateTemp("", "atlas-place-*.json")
 		if err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
@@ -134,9 +137,11 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 		place = tmp.Name()
 		// The emulator reads its start place once, before it connects.
 		defer os.Remove(place)
+		started = time.Now()
 		if err := host.WritePlace(place, pf); err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
 		}
+		logger.Debug("initial place written", "ms", time.Since(started).Milliseconds())
 	}
 	return host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: place, Save: save, Review: review, Logger: logger, AfterStop: afterStop})
 }

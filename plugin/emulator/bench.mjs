@@ -1,7 +1,7 @@
 // Measures the emulator on a big place: 50,000 instances of which 10,000 are scripts of
 // about 4 KB. It starts the emulator as the host does, then times from the host's side of
 // the WebSocket: a full snapshot, a second one without and with `reuse` (sourceFrom for
-// unchanged scripts), repeated snapshots answered "unchanged" (allowUnchanged), the cost of
+// unchanged scripts) and with `knownSources` (sourceHash for the texts the host holds), repeated snapshots answered "unchanged" (allowUnchanged), the cost of
 // connecting the change signals of 50,000 instances, an apply of 1,000 script edits, and a
 // snapshot with reuse after it.
 // Not part of npm test.
@@ -133,7 +133,8 @@ async function main() {
   if (!counted.result?.success) console.log(JSON.stringify(counted));
   console.log(`instances in the emulator: ${counted.result.returns?.[0]} (+ game and ReplicatedStorage), Luau heap ${counted.result.returns?.[1]} MB`);
 
-  // snapshots: the first, a second without reuse, a third reusing the second's sources
+  // snapshots: the first, a second without reuse, one with every Source known by hash, a
+  // third reusing the one before's sources
   const snapshot = async (id, extra = {}) => {
     const s0 = performance.now();
     ws.send(JSON.stringify({
@@ -149,10 +150,11 @@ async function main() {
     if (seqs.some((q, i) => q !== i)) console.log(`partial seqs out of order or missing: ${seqs.join(',')}`);
     const sources = all.filter((i) => i.properties.Source).length;
     const reused = all.filter((i) => i.sourceFrom).length;
-    return { all, final, ms: s1 - s0, bytes, parts: parts.length, sources, reused };
+    const byHash = all.filter((i) => i.sourceHash).length;
+    return { all, final, ms: s1 - s0, bytes, parts: parts.length, sources, reused, byHash };
   };
   const report = (what, s) =>
-    console.log(`${what}: ${s.all.length} instances in ${s.parts} partials + final, ${s.sources} Source, ${s.reused} sourceFrom, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.ms / 1000).toFixed(2)} s`);
+    console.log(`${what}: ${s.all.length} instances in ${s.parts} partials + final, ${s.sources} Source, ${s.reused} sourceFrom, ${s.byHash} sourceHash, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.ms / 1000).toFixed(2)} s`);
   // sources by handle, resolving sourceFrom through the previous snapshot's table
   const sourcesOf = (s, previous) =>
     new Map(s.all.filter((i) => i.properties.Source || i.sourceFrom).map((i) => [i.handle, i.sourceFrom ? previous.get(i.sourceFrom) : i.properties.Source.String]));
@@ -161,9 +163,13 @@ async function main() {
   report('snapshot', first);
   const second = await snapshot('snap2');
   report('second snapshot, no reuse', second);
-  const third = await snapshot('snap3', { reuse: second.final.result.snapshotId });
+  const knownSources = [...new Set(second.all.filter((i) => i.properties.Source).map((i) => blob(i.properties.Source.String)))];
+  report('whole snapshot, every Source known to the host', await snapshot('known', { knownSources }));
+  const again = await snapshot('snap2b');
+  report('whole snapshot again', again);
+  const third = await snapshot('snap3', { reuse: again.final.result.snapshotId });
   report('second snapshot, reuse', third);
-  const thirdSources = sourcesOf(third, sourcesOf(second, new Map()));
+  const thirdSources = sourcesOf(third, sourcesOf(again, new Map()));
 
   // repeated snapshots with nothing changed: answered "unchanged"
   for (let i = 1; i <= 3; i++) {
