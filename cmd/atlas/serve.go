@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"time"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
