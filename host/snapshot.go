@@ -51,6 +51,8 @@ type studioCache struct {
 	// deltas counts the snapshots Studio answered as deltas the host applied, and
 	// byHash the scripts whose Source came by hash (knownSources).
 	deltas, byHash int
+	// wholes counts the whole snapshots taken (not deltas, not unchanged).
+	wholes int
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -185,6 +187,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 			c.deltas++
 		}
 	} else {
+		c.wholes++
 		t, err = buildTree(res, prev, known)
 		if err == nil {
 			for _, w := range res.Instances {
@@ -202,6 +205,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		if res, err = s.Snapshot(ctx, params); err != nil {
 			return nil, err
 		}
+		c.wholes++
 		t, err = buildTree(res, nil, nil)
 	}
 	if err != nil {
@@ -393,11 +397,14 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 
 // scopeFrag is the managed properties of one subtree, with the type the plugin
 // encodes each in, by class (a later instance's type wins, in tree order), and the
-// fragments of its children that have children. Its maps are never changed.
+// fragments of its children that have children. Its maps are never changed once
+// made; a fragment that adds nothing to a child's shares the child's.
 type scopeFrag struct {
 	inst  *dom.Instance
 	props map[string]map[string]string
 	kids  []*scopeFrag
+	// borrowed says props is another fragment's: copied before a change.
+	borrowed bool
 }
 
 // fragOf returns x's fragment: old when old is x's (the same instance), else one
@@ -413,7 +420,7 @@ func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
 			byID[k.inst.ID] = k
 		}
 	}
-	f := &scopeFrag{inst: x, props: map[string]map[string]string{}}
+	f := &scopeFrag{inst: x}
 	f.addOwn(x)
 	for _, c := range x.Children {
 		if len(c.Children) == 0 {
@@ -422,6 +429,10 @@ func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
 		}
 		k := fragOf(c, byID[c.ID])
 		f.kids = append(f.kids, k)
+		if len(f.props) == 0 {
+			f.props, f.borrowed = k.props, true
+			continue
+		}
 		for class, props := range k.props {
 			for name, t := range props {
 				f.set(class, name, t)
@@ -432,6 +443,16 @@ func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
 }
 
 func (f *scopeFrag) set(class, name, t string) {
+	if cur, ok := f.props[class][name]; ok && cur == t {
+		return
+	}
+	if f.borrowed || f.props == nil {
+		own := make(map[string]map[string]string, len(f.props)+1)
+		for c, props := range f.props {
+			own[c] = maps.Clone(props)
+		}
+		f.props, f.borrowed = own, false
+	}
 	props := f.props[class]
 	if props == nil {
 		props = map[string]string{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -30,11 +31,19 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	ctx, cancel := h.studioDeadline(ctx)
 	defer cancel()
 	var c *computed
+	big := false
 	err := h.studio.use(ctx, func(snaps *snapshots) error {
+		wholes, full := snaps.c.wholes, h.disk.fullLoads()
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
+		big = snaps.c.wholes != wholes || h.disk.fullLoads() != full
 		return err
 	})
+	if big {
+		// A whole snapshot or disk load leaves its decoding's garbage, which the
+		// runtime would give back to the system only slowly: give it back now.
+		debug.FreeOSMemory()
+	}
 	return c, err
 }
 

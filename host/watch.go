@@ -298,6 +298,13 @@ func (c *diskCache) load() (*project.Project, error) {
 	return p, nil
 }
 
+// fullLoads is how many loads read the whole tree (by stat, or the first).
+func (c *diskCache) fullLoads() int {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	return c.full
+}
+
 // base builds the project at a commit from the commit's fs with the cache
 // (project.Cache.Base): the disk tree itself when the commit holds the same files,
 // else the state dir's copy of the commit's tree, else a load of the commit that

@@ -82,9 +82,84 @@ var errLinks = errors.New("the tree holds instance links")
 
 // Load loads the whole project, taking each file's parsed form from its record
 // when the file's stat data still matches (and, for a racily clean record, its
-// content too).
+// content too). After a load it can check in full (not from an index, no links, no
+// symlinks), it finds what changed by stat data and folder listings, and rebuilds
+// only the subtrees those changes are in, as Update does; with nothing changed it
+// returns the same project.
 func (c *Cache) Load() (*Project, error) {
+	if c.proj != nil && c.gen > 0 && !c.symlink && !c.unverified && !c.links && c.inputs != nil {
+		start := time.Now().UnixNano()
+		changed := c.changedByStat(start)
+		if len(changed) == 0 {
+			c.stats = CacheStats{Files: len(c.records)}
+			return c.proj, nil
+		}
+		return c.Update(changed)
+	}
 	return c.loadAll(byStat)
+}
+
+// changedByStat lists what changed since the last load, as Update takes it: the
+// files whose stat data differ (or, racily clean, whose content does) or that are
+// gone, the new entries of the folders whose listing of the names that matter
+// changed, folders gone, and paths probed that appeared or vanished.
+func (c *Cache) changedByStat(start int64) []string {
+	m := c.newMemo(byStat, start)
+	c.check(m)
+	var changed []string
+	for p, r := range c.records {
+		ok, checked := m.checked[p]
+		if !checked {
+			// Project files and opaque files are not checked by check: by stat.
+			fi, err := fs.Stat(c.fsys, p)
+			ok = err == nil && statOf(fi) == r.stat && !r.racy && r.stat.mtime < m.racyFrom
+		}
+		if !ok {
+			changed = append(changed, p)
+		}
+	}
+	for dir, in := range c.inputs.dirs {
+		entries, err := fs.ReadDir(c.fsys, fsName(dir))
+		if err != nil {
+			changed = append(changed, dir)
+			continue
+		}
+		if sumNames(in.ctx, dir, entries) == in.names {
+			continue
+		}
+		// A new name is named; one that went away is a record or a folder that is
+		// gone, found by its own check. The update lists the folder again.
+		found := false
+		for _, e := range entries {
+			p := join(dir, e.Name())
+			_, known := c.records[p]
+			_, listed := c.inputs.dirs[p]
+			if !known && !listed {
+				changed = append(changed, p)
+				found = true
+			}
+		}
+		if !found {
+			changed = append(changed, dir)
+		}
+	}
+	for p, pr := range c.inputs.probes {
+		var st fs.FileInfo
+		var err error
+		if pr.lstat {
+			st, err = fs.Lstat(c.fsys, fsName(p))
+		} else {
+			st, err = fs.Stat(c.fsys, fsName(p))
+		}
+		k := probeAbsent
+		if err == nil {
+			k = fileKind(st.Mode())
+		}
+		if k != pr.kind {
+			changed = append(changed, p)
+		}
+	}
+	return changed
 }
 
 func (c *Cache) loadAll(mode validation) (*Project, error) {

@@ -401,6 +401,14 @@ func (e *editor) edit() (what string, changed []string) {
 // of random edit sequences: scripts, metas, models, data files, folders, moves,
 // project files, init files, duplicates, broken files and their repair.
 func TestCacheRandomEdits(t *testing.T) {
+	for _, mode := range []string{"update", "stat"} {
+		t.Run(mode, func(t *testing.T) { randomEdits(t, mode) })
+	}
+}
+
+// randomEdits is TestCacheRandomEdits with the changes told to Update ("update", as a
+// watcher does) or found by Load from stat data and listings ("stat").
+func randomEdits(t *testing.T, mode string) {
 	total, incremental, restarts := 0, 0, 0
 	for seed := range *randomSeeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -430,7 +438,11 @@ func TestCacheRandomEdits(t *testing.T) {
 				if !ok {
 					what, changed = e.edit()
 				}
-				got, gotErr = c.Update(changed)
+				if mode == "stat" {
+					got, gotErr = c.Load()
+				} else {
+					got, gotErr = c.Update(changed)
+				}
 				want, wantErr = project.Load(fsys, "default.project.json", opts)
 				total++
 				if !c.Stats().Full {
@@ -465,7 +477,10 @@ func TestCacheRandomEdits(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d random steps, %d of them incremental, %d restarts from an index, 0 mismatches", total, incremental, restarts)
+	t.Logf("%s: %d random steps, %d of them incremental, %d restarts from an index, 0 mismatches", mode, total, incremental, restarts)
+	if incremental < total/2 {
+		t.Errorf("%d of %d loads were incremental", incremental, total)
+	}
 }
 
 // TestCacheLoadTestdata loads every test project through a Cache, twice (the
