@@ -66,6 +66,7 @@ type diskCache struct {
 	// updates and full count the loads by named paths and by stat, and parsed the
 	// files all loads read, for tests.
 	updates, full, parsed int
+	rebuilt               int // loads that built the whole tree
 	bases                 map[project.BaseSource]int // where base trees came from
 	// index is the file (in the project's state dir) the cache's records are kept
 	// in between hosts, like git's index: a restarted host reads only the files
@@ -274,6 +275,9 @@ func (c *diskCache) load() (*project.Project, error) {
 	if lost || p == nil {
 		p, err = c.cache.Load()
 		c.full++
+		if c.cache.Stats().Full {
+			c.rebuilt++
+		}
 	} else {
 		p, err = c.cache.Update(paths)
 		c.updates++
@@ -298,11 +302,11 @@ func (c *diskCache) load() (*project.Project, error) {
 	return p, nil
 }
 
-// fullLoads is how many loads read the whole tree (by stat, or the first).
+// fullLoads is how many loads built the whole tree.
 func (c *diskCache) fullLoads() int {
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
-	return c.full
+	return c.rebuilt
 }
 
 // base builds the project at a commit from the commit's fs with the cache

@@ -112,19 +112,50 @@ func (c *Cache) changedByStat(start int64) []string {
 		if !checked {
 			// Project files and opaque files are not checked by check: by stat.
 			fi, err := fs.Stat(c.fsys, p)
-			ok = err == nil && statOf(fi) == r.stat && !r.racy && r.stat.mtime < m.racyFrom
+			ok = err == nil && statOf(fi) == r.stat
+			if ok && (r.racy || r.stat.mtime >= m.racyFrom) {
+				data, err := fs.ReadFile(c.fsys, p)
+				ok = err == nil && gitblob.Hash(data) == r.hash
+			}
 		}
 		if !ok {
 			changed = append(changed, p)
 		}
 	}
-	for dir, in := range c.inputs.dirs {
-		entries, err := fs.ReadDir(c.fsys, fsName(dir))
-		if err != nil {
+	// The folders are listed in parallel, as check stats the files.
+	type listing struct {
+		dir     string
+		entries []fs.DirEntry
+		err     error
+		same    bool
+	}
+	lists := make([]listing, 0, len(c.inputs.dirs))
+	for dir := range c.inputs.dirs {
+		lists = append(lists, listing{dir: dir})
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(lists) {
+					return
+				}
+				l := &lists[i]
+				l.entries, l.err = fs.ReadDir(c.fsys, fsName(l.dir))
+				l.same = l.err == nil && sumNames(c.inputs.dirs[l.dir].ctx, l.dir, l.entries) == c.inputs.dirs[l.dir].names
+			}
+		})
+	}
+	wg.Wait()
+	for _, l := range lists {
+		dir, entries := l.dir, l.entries
+		if l.err != nil {
 			changed = append(changed, dir)
 			continue
 		}
-		if sumNames(in.ctx, dir, entries) == in.names {
+		if l.same {
 			continue
 		}
 		// A new name is named; one that went away is a record or a folder that is
