@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ type Txn struct {
 	// StudioTimeout bounds the wait for Studio's answer to the patch (0: 60 s).
 	// Past it the transaction stays open until Studio says what it applied.
 	StudioTimeout time.Duration
+	// Log, when set, gets how long each step took (debug records).
+	Log *slog.Logger
 }
 
 // Run carries out the transaction. Any refusal leaves both sides as they were.
@@ -66,10 +69,12 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	if err := ValidateOverrides(req.Overrides); err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	st, err := t.Recompute(ctx)
 	if err != nil {
 		return nil, err
 	}
+	recomputed := time.Now()
 	if st.Plan.Hash != claims.PlanHash {
 		return nil, t.mismatch(claims.PlanHash, st.Plan)
 	}
@@ -107,6 +112,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		rec.Abort()
 		return nil, err
 	}
+	journaled := time.Now()
 	if len(w.ops) > 0 {
 		if err := rec.MarkStudioSent(); err != nil {
 			rec.Abort()
@@ -140,6 +146,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 				Reason(errcode.ReasonStudioLostDuringApply, errcode.NextResolveTransaction, errcode.NextShowStatus)
 		}
 	}
+	sent := time.Now()
 	if err := rec.MarkCommitting(); err != nil {
 		// Studio holds the patch; the journal still says studio-sent, which
 		// recovery finishes by what Studio holds.
@@ -151,6 +158,11 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Warnings = append(res.Warnings, warnings...)
 	res.Files = files
+	if t.Log != nil {
+		t.Log.Debug("apply steps", "txId", res.TxID, "recomputeMs", recomputed.Sub(started).Milliseconds(),
+			"journalMs", journaled.Sub(recomputed).Milliseconds(), "studioMs", sent.Sub(journaled).Milliseconds(),
+			"commitMs", time.Since(sent).Milliseconds(), "studioOps", len(w.ops), "files", len(files))
+	}
 	// Both sides are written. A token that cannot be recorded as spent is harmless:
 	// the next plan differs, so the token no longer matches anything.
 	_ = t.Tokens.Spend(claims)

@@ -221,6 +221,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			SessionID:     s.Info().ID,
 			Place:         apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName},
 			StudioTimeout: h.opts.StudioTimeout,
+			Log:           h.log,
 			PreviousPlan: func(hash string) *plan.Plan {
 				if cp := h.plans.recall(hash); cp != nil {
 					return cp.plan
