@@ -61,7 +61,9 @@ func BenchmarkCompute10k(b *testing.B) {
 			name = "memo"
 		}
 		b.Run(name, func(b *testing.B) {
-			in := plan.Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "HEAD"}
+			// The indexes of disk and base, which the host keeps, are made once.
+			in := plan.Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "HEAD",
+				DiskIndex: disk.Index(), BaseIndex: base.Index()}
 			if memo {
 				in.Memo = &plan.Memo{}
 			}
