@@ -28,6 +28,25 @@ type PlaceNode struct {
 	Children   []*PlaceNode   `json:"children"`
 }
 
+// Find follows names from n, taking the first child with each name; nil when a name
+// is missing.
+func (n *PlaceNode) Find(names ...string) *PlaceNode {
+	for _, name := range names {
+		var next *PlaceNode
+		for _, c := range n.Children {
+			if c.Name == name {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
+}
+
 // PlaceFile is the emulator's place format (plugin/README.md).
 type PlaceFile struct {
 	PlaceID   int64                        `json:"placeId"`

@@ -16,7 +16,7 @@ import (
 func TestKnownSourcesComeByHash(t *testing.T) {
 	const edited = "print('edited in Studio')\n"
 	e := startEmulated(t, deltaProject, func(pf *host.PlaceFile) {
-		sss := findPlaceNode(pf.Root, "ServerScriptService", "Main")
+		sss := pf.Root.Find("ServerScriptService", "Main")
 		if sss == nil {
 			t.Fatal("no ServerScriptService/Main in the place")
 		}
@@ -51,22 +51,4 @@ func TestKnownSourcesComeByHash(t *testing.T) {
 		}
 		return true
 	})
-}
-
-// findPlaceNode follows names from a place file's root.
-func findPlaceNode(n *host.PlaceNode, names ...string) *host.PlaceNode {
-	for _, name := range names {
-		var next *host.PlaceNode
-		for _, c := range n.Children {
-			if c.Name == name {
-				next = c
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
 }

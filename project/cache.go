@@ -133,22 +133,11 @@ func (c *Cache) changedByStat(start int64) []string {
 	for dir := range c.inputs.dirs {
 		lists = append(lists, listing{dir: dir})
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 2 * runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(lists) {
-					return
-				}
-				l := &lists[i]
-				l.entries, l.err = fs.ReadDir(c.fsys, fsName(l.dir))
-				l.same = l.err == nil && sumNames(c.inputs.dirs[l.dir].ctx, l.dir, l.entries) == c.inputs.dirs[l.dir].names
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(lists), func(i int) {
+		l := &lists[i]
+		l.entries, l.err = fs.ReadDir(c.fsys, fsName(l.dir))
+		l.same = l.err == nil && sumNames(c.inputs.dirs[l.dir].ctx, l.dir, l.entries) == c.inputs.dirs[l.dir].names
+	})
 	for _, l := range lists {
 		dir, entries := l.dir, l.entries
 		if l.err != nil {
@@ -240,43 +229,31 @@ func (c *Cache) check(m *memo) {
 			jobs = append(jobs, job{path: p, rec: r})
 		}
 	}
-	workers := 2 * runtime.GOMAXPROCS(0)
-	var next atomic.Int64
 	var reads atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
-					return
-				}
-				j := &jobs[i]
-				fi, err := fs.Stat(c.fsys, j.path)
-				if err != nil || statOf(fi) != j.rec.stat {
-					continue
-				}
-				racy := j.rec.racy || j.rec.stat.mtime >= m.racyFrom
-				if !racy && (j.rec.kind != recScript || j.rec.hasText) {
-					j.ok = true
-					continue
-				}
-				data, err := fs.ReadFile(c.fsys, j.path)
-				reads.Add(1)
-				if err != nil || racy && gitblob.Hash(data) != j.rec.hash {
-					continue
-				}
-				if j.rec.kind == recScript && !j.rec.hasText {
-					if !utf8.Valid(data) {
-						continue
-					}
-					j.data = data
-				}
-				j.ok = true
+	parallel(len(jobs), func(i int) {
+		j := &jobs[i]
+		fi, err := fs.Stat(c.fsys, j.path)
+		if err != nil || statOf(fi) != j.rec.stat {
+			return
+		}
+		racy := j.rec.racy || j.rec.stat.mtime >= m.racyFrom
+		if !racy && (j.rec.kind != recScript || j.rec.hasText) {
+			j.ok = true
+			return
+		}
+		data, err := fs.ReadFile(c.fsys, j.path)
+		reads.Add(1)
+		if err != nil || racy && gitblob.Hash(data) != j.rec.hash {
+			return
+		}
+		if j.rec.kind == recScript && !j.rec.hasText {
+			if !utf8.Valid(data) {
+				return
 			}
-		})
-	}
-	wg.Wait()
+			j.data = data
+		}
+		j.ok = true
+	})
 	m.checked = make(map[string]bool, len(jobs))
 	for i := range jobs {
 		j := &jobs[i]
@@ -289,6 +266,25 @@ func (c *Cache) check(m *memo) {
 		}
 	}
 	m.made += int(reads.Load())
+}
+
+// parallel calls fn(i) for i in [0, n) on a few goroutines (file system calls wait
+// more than they compute) and returns when all have returned.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (c *Cache) newMemo(mode validation, start int64) *memo {

@@ -303,7 +303,7 @@ func (p *proj) place(sources map[int]string) string {
 	}
 	pf := host.PlaceFromTree(pr.Root, pr.Name)
 	for i, src := range sources {
-		n := findNode(pf.Root, "ServerScriptService", fmt.Sprintf("S%d", i))
+		n := pf.Root.Find("ServerScriptService", fmt.Sprintf("S%d", i))
 		if n == nil {
 			p.t.Fatalf("no S%d in the place", i)
 		}
@@ -316,22 +316,6 @@ func (p *proj) place(sources map[int]string) string {
 	return path
 }
 
-func findNode(n *host.PlaceNode, names ...string) *host.PlaceNode {
-	for _, name := range names {
-		var next *host.PlaceNode
-		for _, c := range n.Children {
-			if c.Name == name {
-				next = c
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
-}
 
 func (p *proj) read(i int) string {
 	p.t.Helper()
