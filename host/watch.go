@@ -66,7 +66,7 @@ type diskCache struct {
 	// updates and full count the loads by named paths and by stat, and parsed the
 	// files all loads read, for tests.
 	updates, full, parsed int
-	rebuilt               int // loads that built the whole tree
+	rebuilt               int                        // loads that built the whole tree
 	bases                 map[project.BaseSource]int // where base trees came from
 	// index is the file (in the project's state dir) the cache's records are kept
 	// in between hosts, like git's index: a restarted host reads only the files

@@ -316,7 +316,6 @@ func (p *proj) place(sources map[int]string) string {
 	return path
 }
 
-
 func (p *proj) read(i int) string {
 	p.t.Helper()
 	b, err := os.ReadFile(filepath.Join(p.dir, scriptPath(i)))
