@@ -214,7 +214,6 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	c.session, c.snapshotID = s.Info().ID, res.SnapshotID
 	c.tree, c.paramsKey = t, key
 	if res.Delta && touched != nil {
-		// c.index is the delta's
 		// Only what the delta sent is new: the rest shares what the cache held.
 		// Handles are never reused, so the sources of removed ones can stay.
 		for _, x := range touched {
@@ -681,7 +680,8 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 			if x != prev {
 				return nil, nil, false
 			}
-		} else if x.Parent == nil || x.Parent.Handle != *w.Parent || index[*w.Parent] != x.Parent {
+		} else if x.Parent == nil || x.Parent.Handle != *w.Parent || index[*w.Parent] != x.Parent || !inTree(x, prev) {
+			// (an index may still hold the descendants of a subtree a delta removed)
 			return nil, nil, false
 		}
 		r := &dom.Instance{Name: w.Name, Properties: make(dom.Properties, len(w.Properties)+1)}
@@ -750,6 +750,14 @@ func cloneIndexed(x *dom.Instance, byHandle map[string]*dom.Instance) *dom.Insta
 		return &c
 	}
 	return clone(x, nil)
+}
+
+// inTree reports whether x is in the tree rooted at root.
+func inTree(x, root *dom.Instance) bool {
+	for x.Parent != nil {
+		x = x.Parent
+	}
+	return x == root
 }
 
 // detach takes x out of its parent's children.
