@@ -15,7 +15,7 @@ import (
 // files is everything of this folder that a binary carries: the plugin's sources, and
 // the emulator with its npm packages (emulator.go).
 //
-//go:embed src/*.luau emulator/run.mjs emulator/runtime.mjs emulator/mock/*.luau npm/*.tgz npm/*.LICENSE*
+//go:embed src/*.luau emulator/run.mjs emulator/runtime.mjs emulator/pack.mjs emulator/mock/*.luau npm/*.tgz npm/*.LICENSE*
 var files embed.FS
 
 // FileName is the plugin file's name in Studio's plugins folder.

@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { createRuntime, readSources, srcDir } from './runtime.mjs';
+import { pack, seedBlobIds } from './pack.mjs';
 
 const USAGE =
   'usage: node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin [--place PLACE.json] ' +
@@ -175,9 +176,10 @@ async function main() {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   if (opts.place) {
-    const text = readFileSync(opts.place, 'utf8');
     const started = performance.now();
-    await runtime.call('loadPlace', text);
+    const place = JSON.parse(readFileSync(opts.place, 'utf8'));
+    seedBlobIds(place?.root);
+    await runtime.call('loadPlacePacked', pack(place));
     log(`emulator: loaded ${opts.place} in ${(performance.now() - started).toFixed(0)} ms`);
   } else {
     await runtime.call('newPlace');

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { createRuntime, readSources, srcDir } from '../emulator/runtime.mjs';
+import { pack, seedBlobIds } from '../emulator/pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runScript = join(here, '..', 'emulator', 'run.mjs');
@@ -516,6 +517,35 @@ export async function runEmulatorTests() {
         assertEqual(got, `${Buffer.byteLength(text)} ${blob(text)}`, `string of ${text.length} characters`);
       }
       rt.stop();
+    }],
+    ['hands a place to Luau packed, read as Json.decode reads its JSON', async () => {
+      const rt = await createRuntime({ virtualTime: true, log: () => {} });
+      const values = [
+        { a: 'quote " backslash \\ tab \t nl \n', 'ключ:1': 'é🎉', e: '', z: null, n: [0, -1, 2.5, 1e21, 5e-324, -0, 123456789012345] },
+        [[], {}, [null, true, false, 's'], 'x'.repeat(300_000) + '🎉'],
+        { lone: 'a\ud800b', pair: '\ud83c\udf89', nested: { deeper: { deepest: [1, { k: 'v' }] } } },
+        'just a string',
+        42,
+      ];
+      for (const v of values) {
+        const text = JSON.stringify(v);
+        const [, fromJson] = await rt.call('eval', 'local _, s = ... return __mock.Json.encode(__mock.Json.decode(s), { sortKeys = true })', 'json', text);
+        const [, fromPacked] = await rt.call('eval', 'local _, s = ... return __mock.Json.encode(__mock.Json.decodePacked(s), { sortKeys = true })', 'packed', pack(v));
+        assertEqual(fromPacked, fromJson, `packed ${text.slice(0, 60)}`);
+      }
+      const [, bad] = await rt.call('eval', 'local _, s = ... return (pcall(__mock.Json.decodePacked, s))', 'bad', 's5:abcdefg');
+      assertEqual(bad, false, 'trailing characters are refused');
+      rt.stop();
+    }],
+    ['gives each script of a place its git blob id as it loads it', async () => {
+      const place = { root: { name: 'Game', className: 'DataModel', children: [
+        { name: 'A', className: 'ModuleScript', properties: { Source: { String: 'return "é"\n' } } },
+        { name: 'B', className: 'Folder', children: [{ name: 'C', className: 'Script', properties: { Source: { String: 'print(1)' } } }] },
+        { name: 'D', className: 'Script', properties: { Source: { String: 'lone \ud800' } } },
+      ] } };
+      seedBlobIds(place.root);
+      const [a, b, d] = [place.root.children[0], place.root.children[1], place.root.children[2]];
+      assertEqual([a.blobId, b.blobId, b.children[0].blobId, d.blobId], [blob('return "é"\n'), undefined, blob('print(1)'), undefined], 'blob ids');
     }],
     ['rejects bad arguments with exit code 2', async () => {
       const bad = startEmulator(['--url', url, '--review', 'maybe']);
