@@ -168,7 +168,10 @@ type EmulatorOptions struct {
 	Place, Save string
 	Review      string // accept, abort or none
 	SessionID   string
-	Logger      *slog.Logger
+	// Keep keeps the emulator running when the host shuts down: its plugin reconnects,
+	// as Studio's does, to the next host on the URL.
+	Keep   bool
+	Logger *slog.Logger
 	// AfterStop, if set, runs once when Stop has seen the emulator exit (e.g. to
 	// turn the saved place JSON into a Roblox place file).
 	AfterStop func() error
@@ -189,6 +192,9 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	}
 	if o.SessionID != "" {
 		args = append(args, "--session-id", o.SessionID)
+	}
+	if o.Keep {
+		args = append(args, "--keep")
 	}
 	cmd := exec.Command(node, args...)
 	cmd.Dir = o.PluginDir

@@ -25,6 +25,11 @@ func (h *Host) StudioDeltas() int {
 	return h.studio.deltas
 }
 
+// StudioWholes is how many whole snapshots the host took.
+func (h *Host) StudioWholes() int {
+	return h.studio.wholes
+}
+
 // LastDiskTree is the disk tree the host's latest plan used.
 func (h *Host) LastDiskTree() *dom.Instance {
 	h.disk.mu.Lock()

@@ -141,6 +141,7 @@ func (h *Host) Start(ctx context.Context) (err error) {
 			h.lock.Close()
 		}
 	}()
+	h.restoreStudio()
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.opts.Port)))
 	if err != nil {
 		return errcode.Wrap(errcode.Busy, err, "listen on port "+strconv.Itoa(h.opts.Port)).
@@ -206,6 +207,9 @@ func (h *Host) Close() error {
 			cancel()
 		}
 		h.wg.Wait()
+		if h.lock != nil {
+			h.saveStudio()
+		}
 		unregister(h.dir, os.Getpid())
 		if h.lock != nil {
 			h.lock.Close()

@@ -53,6 +53,9 @@ type studioCache struct {
 	deltas, byHash int
 	// wholes counts the whole snapshots taken (not deltas, not unchanged).
 	wholes int
+	// restored tells that tree is a previous host's (see studiostate.go), whose
+	// Sources do not share the disk's strings yet.
+	restored bool
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -154,6 +157,10 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	c := sn.c
 	var prev map[string]cachedSource
 	key := paramsKey(params)
+	if c.restored && c.tree != nil {
+		c.restored = false
+		shareSources(c.tree, disk)
+	}
 	if c.session == s.Info().ID && c.snapshotID != "" {
 		params.Reuse, prev = c.snapshotID, c.byHandle
 		params.AllowUnchanged = c.tree != nil && c.paramsKey == key

@@ -3,11 +3,12 @@
 // Luau VM, and connects it to an Atlas host over a real WebSocket.
 //
 //   node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin --place PLACE.json
-//        [--save FILE] [--review accept|abort|none] [--session-id HEX32]
+//        [--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]
 //
 // Logs go to stderr only; "emulator: connected <sessionId>" is printed when the host's
 // welcome arrives. On SIGINT/SIGTERM, or when the host closes the socket with code 1000
 // and reason "shutdown", the place is written to --save (if given) and the process exits 0.
+// With --keep, a host's shutdown does not end it: the plugin reconnects, as in Studio.
 
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { WebSocket } from 'ws';
@@ -16,18 +17,22 @@ import { pack, seedBlobIds } from './pack.mjs';
 
 const USAGE =
   'usage: node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin [--place PLACE.json] ' +
-  '[--save FILE] [--review accept|abort|none] [--session-id HEX32]';
+  '[--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]';
 
 function log(line) {
   process.stderr.write(line + '\n');
 }
 
 function parseArgs(argv) {
-  const opts = { url: null, place: null, save: null, review: 'none', sessionId: null };
+  const opts = { url: null, place: null, save: null, review: 'none', sessionId: null, keep: false };
   const names = { '--url': 'url', '--place': 'place', '--save': 'save', '--review': 'review', '--session-id': 'sessionId' };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
+    if (arg === '--keep') {
+      opts.keep = true;
+      continue;
+    }
     const eq = arg.indexOf('=');
     if (eq > 0) {
       value = arg.slice(eq + 1);
@@ -171,7 +176,7 @@ async function main() {
     network.closeAll();
     process.exit(code);
   };
-  network.onShutdown = shutdown;
+  if (!opts.keep) network.onShutdown = shutdown;
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
