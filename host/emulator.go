@@ -170,8 +170,11 @@ type EmulatorOptions struct {
 	SessionID   string
 	// Keep keeps the emulator running when the host shuts down: its plugin reconnects,
 	// as Studio's does, to the next host on the URL.
-	Keep   bool
-	Logger *slog.Logger
+	Keep bool
+	// ConnectTimeout bounds the wait for the first connection: 0 is 60 s, below 0 only
+	// the context bounds it.
+	ConnectTimeout time.Duration
+	Logger         *slog.Logger
 	// AfterStop, if set, runs once when Stop has seen the emulator exit (e.g. to
 	// turn the saved place JSON into a Roblox place file).
 	AfterStop func() error
@@ -224,14 +227,22 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 		}
 		e.done <- cmd.Wait()
 	}()
+	wait := o.ConnectTimeout
+	if wait == 0 {
+		wait = 60 * time.Second
+	}
+	var timeout <-chan time.Time
+	if wait > 0 {
+		timeout = time.After(wait)
+	}
 	select {
 	case <-connected:
 		return e, nil
 	case err := <-e.done:
 		return nil, errcode.New(errcode.Internal, "the emulator exited before connecting: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-timeout:
 		e.Stop()
-		return nil, errcode.New(errcode.StudioTimeout, "the emulator did not connect within 60 s")
+		return nil, errcode.New(errcode.StudioTimeout, "the emulator did not connect within %s", wait)
 	case <-ctx.Done():
 		e.Stop()
 		return nil, ctx.Err()

@@ -172,7 +172,15 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		known = knownSources(disk)
 		params.KnownSources = slices.Sorted(maps.Keys(known))
 	}
-	res, err := s.Snapshot(ctx, params)
+	sctx := ctx
+	if params.Reuse != "" {
+		// A snapshot off the cached one is not given up when a command asks for the
+		// lock held by background work (a prewarm): the plugin's latest snapshot
+		// would then be one the host never received, and the command's own snapshot
+		// a whole one instead of a delta. The request's own timeout still bounds it.
+		sctx = context.WithoutCancel(ctx)
+	}
+	res, err := s.Snapshot(sctx, params)
 	if err != nil {
 		return nil, err
 	}

@@ -95,11 +95,19 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		baseRoot = b.proj.Root
 	}
 	read := time.Now()
+	wholes, deltas := snaps.c.wholes, snaps.c.deltas
 	studio, err := snaps.cached(ctx, s, scope(disk.Root, baseRoot), disk.Index())
 	if err != nil {
 		return nil, err
 	}
-	h.log.Debug("plan inputs read", "diskAndBaseMs", read.Sub(started).Milliseconds(), "studioMs", time.Since(read).Milliseconds(), "sourcesByHash", snaps.c.byHash)
+	kind := "unchanged"
+	if snaps.c.wholes != wholes {
+		kind = "whole"
+	} else if snaps.c.deltas != deltas {
+		kind = "delta"
+	}
+	h.log.Debug("plan inputs read", "diskAndBaseMs", read.Sub(started).Milliseconds(), "studioMs", time.Since(read).Milliseconds(),
+		"studioSnapshot", kind, "sourcesByHash", snaps.c.byHash)
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
 		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index(), Memo: h.memo}
 	if b != nil {

@@ -94,7 +94,7 @@ func (a *app) studioCommand() *cli.Command {
 				opts := &execOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Context: c.String("context"), Code: c.String("code"), File: file}
 				return runExec(ctx, opts, a.engine(c))
 			}),
-		}}, a.studioInspectCommands()...),
+		}}, append(a.studioInspectCommands(), a.studioEmulateCommand())...),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,7 @@ func TestScripts(t *testing.T) {
 			"cmpnorm":  cmdCmpNorm,
 			"waithost": cmdWaitHost,
 			"waitfor":  cmdWaitFor,
+			"freeport": cmdFreePort,
 			"writefile": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
 					ts.Fatalf("usage: writefile FILE CONTENT")
@@ -180,4 +182,17 @@ func environ(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
+}
+
+// freeport VAR: set VAR to a port on 127.0.0.1 nobody listens on now.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	defer ln.Close()
+	ts.Setenv(args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 }

@@ -97,6 +97,13 @@ func projectName(loc *project.Location) string {
 // startEmulator starts the emulator on the host: from --place if given (saved back on
 // exit), else from the project at the base commit.
 func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review string, logger *slog.Logger) (*host.Emulator, error) {
+	return a.emulate(ctx, h, host.EmulatorOptions{URL: h.PluginURL(), Review: review, Logger: logger}, place)
+}
+
+// emulate starts the emulator with o, its place from place (see startEmulator) and
+// h's project (h need not be started).
+func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions, place string) (*host.Emulator, error) {
+	logger := o.Logger
 	pluginDir, err := host.FindPluginDir(a.getenv)
 	if err != nil {
 		return nil, err
@@ -143,5 +150,6 @@ func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review str
 		}
 		logger.Debug("initial place written", "ms", time.Since(started).Milliseconds())
 	}
-	return host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: place, Save: save, Review: review, Logger: logger, AfterStop: afterStop})
+	o.PluginDir, o.Place, o.Save, o.AfterStop = pluginDir, place, save, afterStop
+	return host.StartEmulator(ctx, o)
 }
