@@ -1,9 +1,10 @@
 // Command benche2e measures Atlas end to end, as a person or an agent sees it: it
 // generates projects of 1,000, 10,000 and 50,000 scripts (internal/benchgen), starts
 // `atlas serve --emulate` (the real plugin in the Studio emulator) on each, and times
-// the CLI: a plan with nothing changed, after one disk edit, after one Studio edit, a
-// restarted host's first plan, serve to first plan, and an apply of up to 1,000
-// pushed edits; it reads the host's RSS after the first plan and after a number of
+// the CLI: a plan with nothing changed, after one disk edit, after one Studio edit,
+// serve to first plan, an apply of up to 1,000 pushed edits, and a restarted host's
+// first plan, both with the emulator restarted too and with Studio left open (the
+// emulator run on its own by `atlas studio emulate`, which reconnects); it reads the host's RSS after the first plan and after a number of
 // plan and apply cycles. In the same loop it runs `git status --porcelain` and
 // `git hash-object --stdin-paths` of every file, and prints medians and the ratios
 // to them.
