@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { createRuntime, readSources, srcDir } from './runtime.mjs';
-import { pack, seedBlobIds } from './pack.mjs';
+import { pack } from './pack.mjs';
 
 const USAGE =
   'usage: node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin [--place PLACE.json] ' +
@@ -59,6 +59,9 @@ function parseArgs(argv) {
   return opts;
 }
 
+// Frames at least this long are decoded in JS as they arrive (see Network.ahead).
+const AHEAD_MIN = 1 << 18;
+
 // The transport behind the mock's HttpService:CreateWebStreamClient: one ws client per id.
 class Network {
   constructor() {
@@ -66,10 +69,59 @@ class Network {
     this.runtime = null;
     this.sessionId = null;
     this.onShutdown = null;
+    // requestPart texts by socket and request id, until every part has come
+    this.parts = new Map();
   }
 
   deliver(id, kind, a, b) {
     this.runtime.call('wsEvent', id, kind, a ?? null, b ?? null).catch((e) => log(`emulator: ${e.message}`));
+  }
+
+  // ahead decodes a big frame in JS, and the text of a request once its last
+  // requestPart has come: the mock's HttpService:JSONDecode answers those texts from
+  // these packed values (Services.networkEvent) instead of decoding the JSON in Luau,
+  // which costs seconds where Studio's native decoder takes milliseconds. The plugin
+  // still receives every frame's text and joins the parts itself. Returns the packed
+  // list [frame's value, request text, request's value], shorter when there is less,
+  // or null; whatever JS cannot parse or pack is left to Luau.
+  ahead(id, text) {
+    const isPart = text.startsWith('{"type":"requestPart"');
+    if (text.length < AHEAD_MIN && !isPart) return null;
+    let frame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const out = [];
+    try {
+      if (text.length >= AHEAD_MIN) out.push(pack(frame, { blobIds: true }));
+      else out.push(null);
+      if (isPart && frame?.type === 'requestPart') {
+        const request = this.joinPart(id, frame);
+        if (request !== null) out.push(request, pack(JSON.parse(request), { blobIds: true }));
+      }
+    } catch {
+      // not JSON JS can pack, or a request that is not JSON: Luau decodes it
+    }
+    return out.length > 1 || out[0] !== null ? pack(out.slice(0, out.length > 1 ? 3 : 1)) : null;
+  }
+
+  // joinPart keeps a requestPart's piece and returns the request's text once every
+  // piece has come, as the plugin's Connection does (malformed parts are its to judge).
+  joinPart(id, { id: req, seq, count, data }) {
+    if (typeof req !== 'string' || !Number.isInteger(seq) || !Number.isInteger(count) || typeof data !== 'string') return null;
+    if (count < 1 || seq < 0 || seq >= count) return null;
+    const key = `${id}/${req}`;
+    let entry = this.parts.get(key);
+    if (!entry || entry.count !== count) {
+      entry = { count, texts: new Array(count).fill(null) };
+      this.parts.set(key, entry);
+    }
+    entry.texts[seq] = data;
+    if (entry.texts.some((t) => t === null)) return null;
+    this.parts.delete(key);
+    return entry.texts.join('');
   }
 
   open(id, url) {
@@ -88,7 +140,7 @@ class Network {
           // not ours to judge: the plugin ignores it too
         }
       }
-      this.deliver(id, 'message', text);
+      this.deliver(id, 'message', text, this.ahead(id, text));
     });
     // A refused upgrade (the host answers 403 to an Origin header, for one) reaches the
     // plugin's Error signal with its HTTP status, as Studio's WebStreamClient does.
@@ -103,6 +155,7 @@ class Network {
     });
     ws.on('close', (code, reason) => {
       this.sockets.delete(id);
+      for (const key of this.parts.keys()) if (key.startsWith(`${id}/`)) this.parts.delete(key);
       if (code === 1000 && reason.toString() === 'shutdown' && this.onShutdown) {
         this.onShutdown('the host shut down');
         return;
@@ -182,9 +235,15 @@ async function main() {
 
   if (opts.place) {
     const started = performance.now();
-    const place = JSON.parse(readFileSync(opts.place, 'utf8'));
-    seedBlobIds(place?.root);
-    await runtime.call('loadPlacePacked', pack(place));
+    const text = readFileSync(opts.place, 'utf8');
+    let packed = null;
+    try {
+      packed = pack(JSON.parse(text), { blobIds: true });
+    } catch {
+      // not JSON JS can pack (Infinity, say): Luau decodes it, and says what is wrong
+    }
+    if (packed !== null) await runtime.call('loadPlacePacked', packed);
+    else await runtime.call('loadPlace', text);
     log(`emulator: loaded ${opts.place} in ${(performance.now() - started).toFixed(0)} ms`);
   } else {
     await runtime.call('newPlace');

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { createRuntime, readSources, srcDir } from '../emulator/runtime.mjs';
-import { pack, seedBlobIds } from '../emulator/pack.mjs';
+import { pack } from '../emulator/pack.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runScript = join(here, '..', 'emulator', 'run.mjs');
@@ -475,6 +475,33 @@ export async function runEmulatorTests() {
       assertEqual(hello.sessionId, SESSION, 'session id after reconnect');
       ctx.conn.ws.send(JSON.stringify({ type: 'welcome', protocol: 1, hostVersion: 'test', project: 'Demo' }));
     }],
+    ['reads a request sent in requestPart frames, decoded ahead in JS with its Sources hashed', async () => {
+      const { partials, response } = await host.request(ctx.conn, 'snapshot', { roots: [['ReplicatedStorage']] });
+      const handle = [...partials.flatMap((p) => p.result.instances), ...response.result.instances].find((i) => i.name === 'New').handle;
+      const big = 'local s = "é🎉\\n\\t\\"x\\"" -- <&>\n'.repeat(20000);
+      // the request's text in three parts, the first long enough for run.mjs to decode it
+      const inParts = async (ops) => {
+        const id = `rp${host.nextId++}`;
+        const text = JSON.stringify({ type: 'request', id, method: 'apply', params: { txId: id, ops } });
+        const cut = (at) => (text.charCodeAt(at - 1) >= 0xd800 && text.charCodeAt(at - 1) <= 0xdbff ? at + 1 : at);
+        const a = cut(Math.min(300_000, text.length >> 1));
+        const b = cut(a + 100);
+        const pieces = [text.slice(0, a), text.slice(a, b), text.slice(b)];
+        pieces.forEach((data, seq) => ctx.conn.ws.send(JSON.stringify({ type: 'requestPart', id, seq, count: 3, data })));
+        return host.frame(ctx.conn, (f) => f.type === 'response' && f.id === id);
+      };
+      const edit = (from, to) => [{ op: 'edit', handle, expect: { sourceSha1: blob(from) }, set: { Source: { String: to } } }];
+      const before = (await host.request(ctx.conn, 'getScript', { handle })).response.result.source;
+      const written = await inParts(edit(before, big));
+      assert(written.ok, `apply failed: ${JSON.stringify(written.error)}`);
+      const got = await host.request(ctx.conn, 'getScript', { handle });
+      assertEqual([got.response.result.source === big, got.response.result.sourceSha1], [true, blob(big)], 'the Source written');
+      // the next precondition is checked against the hash JS gave with the request
+      const wrong = await inParts(edit(big + 'x', 'return 2\n'));
+      assertEqual([wrong.error?.code, wrong.error?.details?.failures?.[0]?.actual], ['E_PRECONDITION_FAILED', blob(big)], 'refused');
+      const back = await inParts(edit(big, before));
+      assert(back.ok, `apply failed: ${JSON.stringify(back.error)}`);
+    }],
     ['saves the place on SIGTERM and exits 0', async () => {
       emu.child.kill('SIGTERM');
       const exit = await emu.exited;
@@ -537,15 +564,29 @@ export async function runEmulatorTests() {
       assertEqual(bad, false, 'trailing characters are refused');
       rt.stop();
     }],
-    ['gives each script of a place its git blob id as it loads it', async () => {
+    ['gives each script Source its git blob id in a packed value, which decodePacked passes on', async () => {
+      const rt = await createRuntime({ virtualTime: true, log: () => {} });
       const place = { root: { name: 'Game', className: 'DataModel', children: [
         { name: 'A', className: 'ModuleScript', properties: { Source: { String: 'return "é"\n' } } },
-        { name: 'B', className: 'Folder', children: [{ name: 'C', className: 'Script', properties: { Source: { String: 'print(1)' } } }] },
+        { name: 'B', className: 'Folder', properties: { Source: 'not a tagged string' }, children: [{ name: 'C', className: 'Script', properties: { Source: { String: 'print(1)' } } }] },
         { name: 'D', className: 'Script', properties: { Source: { String: 'lone \ud800' } } },
       ] } };
-      seedBlobIds(place.root);
-      const [a, b, d] = [place.root.children[0], place.root.children[1], place.root.children[2]];
-      assertEqual([a.blobId, b.blobId, b.children[0].blobId, d.blobId], [blob('return "é"\n'), undefined, blob('print(1)'), undefined], 'blob ids');
+      const packed = pack(place, { blobIds: true });
+      const [, seen] = await rt.call('eval', `local _, s = ...
+local seen = {}
+__mock.Json.decodePacked(s, function(text, hex) table.insert(seen, hex .. " " .. text) end)
+table.sort(seen)
+return table.concat(seen, "|")`, 'blobs', packed);
+      assertEqual(seen, [`${blob('print(1)')} print(1)`, `${blob('return "é"\n')} return "é"\n`].sort().join('|'), 'blob ids');
+      assert(!pack(place).includes('h'.concat(blob('print(1)'))), 'no blob ids unless asked');
+      let threw = false;
+      try {
+        pack({ n: Infinity });
+      } catch {
+        threw = true;
+      }
+      assert(threw, 'Infinity is refused');
+      rt.stop();
     }],
     ['rejects bad arguments with exit code 2', async () => {
       const bad = startEmulator(['--url', url, '--review', 'maybe']);
