@@ -47,6 +47,24 @@ func startHostOn(t testing.TB, loc *project.Location, state string, port int) *h
 	return h
 }
 
+// restartSetup gives the emulator's folder, the delta project and the emulator's place
+// for it (the project at HEAD), for hosts the test starts and restarts itself.
+func restartSetup(t *testing.T) (pluginDir string, loc *project.Location, placePath string) {
+	t.Helper()
+	pluginDir = emulatorPluginDir(t)
+	_, loc, first := startHost(t, deltaProject)
+	pf, err := first.InitialPlace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	placePath = filepath.Join(t.TempDir(), "place.json")
+	if err := host.WritePlace(placePath, pf); err != nil {
+		t.Fatal(err)
+	}
+	return pluginDir, loc, placePath
+}
+
 // TestStudioSnapshotAcrossHostRestart: a host keeps its latest Studio snapshot in the
 // state dir when it stops, and the plugin keeps watching Studio while no host
 // listens. So the next host's first plan asks the same Studio session for a delta,
@@ -54,17 +72,7 @@ func startHostOn(t testing.TB, loc *project.Location, state string, port int) *h
 // Each round edits Studio at random, restarts the host, plans (a delta), then
 // forces a whole snapshot and plans again: both must agree.
 func TestStudioSnapshotAcrossHostRestart(t *testing.T) {
-	pluginDir := emulatorPluginDir(t)
-	dir, loc, first := startHost(t, deltaProject)
-	pf, err := first.InitialPlace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
-	placePath := filepath.Join(t.TempDir(), "place.json")
-	if err := host.WritePlace(placePath, pf); err != nil {
-		t.Fatal(err)
-	}
+	pluginDir, loc, placePath := restartSetup(t)
 	state, port := t.TempDir(), freePort(t)
 	h := startHostOn(t, loc, state, port)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -128,24 +136,14 @@ func TestStudioSnapshotAcrossHostRestart(t *testing.T) {
 				i, ta == tb, da.PlanHash, db.PlanHash, ca, cb)
 		}
 	}
-	t.Logf("%d host restarts, %d mismatches (project %s)", rounds, mismatches, filepath.Base(dir))
+	t.Logf("%d host restarts, %d mismatches", rounds, mismatches)
 }
 
 // TestStudioSnapshotOfAnotherRun: a kept snapshot whose plugin run is gone (Studio
 // restarted: a new emulator, a new run, another session) is not trusted: the next
 // host takes the whole place.
 func TestStudioSnapshotOfAnotherRun(t *testing.T) {
-	pluginDir := emulatorPluginDir(t)
-	_, loc, first := startHost(t, deltaProject)
-	pf, err := first.InitialPlace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
-	placePath := filepath.Join(t.TempDir(), "place.json")
-	if err := host.WritePlace(placePath, pf); err != nil {
-		t.Fatal(err)
-	}
+	pluginDir, loc, placePath := restartSetup(t)
 	state, port := t.TempDir(), freePort(t)
 	for round := range 2 {
 		h := startHostOn(t, loc, state, port)

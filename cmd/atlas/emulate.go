@@ -42,11 +42,7 @@ func (a *app) studioEmulateCommand() *cli.Command {
 			if review != "accept" && review != "abort" && review != "none" {
 				return errcode.New(errcode.Usage, "--review %q: want accept, abort or none", review).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
-			loc, err := a.locate(c)
-			if err != nil {
-				return err
-			}
-			stateDir, err := a.stateDir()
+			loc, stateDir, err := a.project(c)
 			if err != nil {
 				return err
 			}

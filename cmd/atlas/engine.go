@@ -32,13 +32,22 @@ func (a *app) stateDir() (string, error) {
 	return d, nil
 }
 
-// client connects to the running host of the project the command stands in.
-func (a *app) client(c *cli.Command) (*host.Client, *project.Location, error) {
+// project finds the project the command stands in, and the state folder.
+func (a *app) project(c *cli.Command) (*project.Location, string, error) {
 	loc, err := a.locate(c)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	dir, err := a.stateDir()
+	if err != nil {
+		return nil, "", err
+	}
+	return loc, dir, nil
+}
+
+// client connects to the running host of the project the command stands in.
+func (a *app) client(c *cli.Command) (*host.Client, *project.Location, error) {
+	loc, dir, err := a.project(c)
 	if err != nil {
 		return nil, nil, err
 	}

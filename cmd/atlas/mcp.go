@@ -27,11 +27,7 @@ func (a *app) mcpCommand() *cli.Command {
 		Action: a.action("mcp", func(ctx context.Context, c *cli.Command) error {
 			// stdout carries JSON-RPC only: everything else goes to stderr.
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			loc, err := a.locate(c)
-			if err != nil {
-				return err
-			}
-			stateDir, err := a.stateDir()
+			loc, stateDir, err := a.project(c)
 			if err != nil {
 				return err
 			}

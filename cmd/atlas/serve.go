@@ -35,11 +35,7 @@ func (a *app) serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Usage: "log every structured record, debug ones too"},
 		},
 		Action: a.action("serve", func(ctx context.Context, c *cli.Command) error {
-			loc, err := a.locate(c)
-			if err != nil {
-				return err
-			}
-			stateDir, err := a.stateDir()
+			loc, stateDir, err := a.project(c)
 			if err != nil {
 				return err
 			}

@@ -216,14 +216,7 @@ func (b *bench) measure(scripts int) (*table, error) {
 	t.rss = append(t.rss, fmt.Sprintf("host RSS after %d more plan and apply cycles: %.0f MB, %.1f× the source bytes", b.cycles, float64(rss)/1e6, float64(rss)/float64(gen.Bytes)))
 
 	// A restarted host on the unchanged project: its first plan once Studio is back.
-	b.stopServe()
-	if err := b.startServe(); err != nil {
-		return nil, err
-	}
-	if err := b.waitSession(5 * time.Minute); err != nil {
-		return nil, err
-	}
-	d, err := timed(b.plan)
+	d, err := b.restart()
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +249,7 @@ func (b *bench) measure(scripts int) (*table, error) {
 	}
 	var kept []time.Duration
 	for range b.runs {
-		b.stopServe()
-		if err := b.startServe("--port", port); err != nil {
-			return nil, err
-		}
-		if err := b.waitSession(5 * time.Minute); err != nil {
-			return nil, err
-		}
-		d, err := timed(b.plan)
+		d, err := b.restart("--port", port)
 		if err != nil {
 			return nil, err
 		}
@@ -271,6 +257,19 @@ func (b *bench) measure(scripts int) (*table, error) {
 	}
 	t.rows = append(t.rows, row{name: "restarted host, Studio left open: first plan once Studio is back", value: medianOf(kept), yardstick: "hash-object"})
 	return t, nil
+}
+
+// restart stops the host, starts it again with args (see startServe), waits for a
+// Studio session and times the first plan.
+func (b *bench) restart(args ...string) (time.Duration, error) {
+	b.stopServe()
+	if err := b.startServe(args...); err != nil {
+		return 0, err
+	}
+	if err := b.waitSession(5 * time.Minute); err != nil {
+		return 0, err
+	}
+	return timed(b.plan)
 }
 
 // freePort returns a port on 127.0.0.1 nobody listens on now.
