@@ -132,7 +132,7 @@ func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions,
 			return nil, err
 		}
 		logger.Debug("initial place built", "ms", time.Since(started).Milliseconds())
-		tmp, err := os.CreateTemp("", "atlas-place-*.json")
+		tmp, err := os.CreateTemp("", "atlas-place-*"+host.PackedPlaceExt)
 		if err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
 		}
@@ -141,7 +141,7 @@ func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions,
 		// The emulator reads its start place once, before it connects.
 		defer os.Remove(place)
 		started = time.Now()
-		if err := host.WritePlace(place, pf); err != nil {
+		if err := host.WritePackedPlace(place, pf); err != nil {
 			return nil, errcode.Wrap(errcode.Internal, err, "write place")
 		}
 		logger.Debug("initial place written", "ms", time.Since(started).Milliseconds())

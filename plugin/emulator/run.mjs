@@ -5,6 +5,9 @@
 //   node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin --place PLACE.json
 //        [--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]
 //
+// A place whose name ends in .packed is in pack.mjs's form already (the host writes
+// its start place so: Luau reads it without decoding JSON).
+//
 // Logs go to stderr only; "emulator: connected <sessionId>" is printed when the host's
 // welcome arrives. On SIGINT/SIGTERM, or when the host closes the socket with code 1000
 // and reason "shutdown", the place is written to --save (if given) and the process exits 0.
@@ -237,10 +240,14 @@ async function main() {
     const started = performance.now();
     const text = readFileSync(opts.place, 'utf8');
     let packed = null;
-    try {
-      packed = pack(JSON.parse(text), { blobIds: true });
-    } catch {
-      // not JSON JS can pack (Infinity, say): Luau decodes it, and says what is wrong
+    if (opts.place.endsWith('.packed')) {
+      packed = text; // packed already, blob ids included (the host's WritePackedPlace)
+    } else {
+      try {
+        packed = pack(JSON.parse(text), { blobIds: true });
+      } catch {
+        // not JSON JS can pack (Infinity, say): Luau decodes it, and says what is wrong
+      }
     }
     if (packed !== null) await runtime.call('loadPlacePacked', packed);
     else await runtime.call('loadPlace', text);

@@ -1,0 +1,239 @@
+package host
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/gitblob"
+)
+
+// PackedPlaceExt ends the name of a place file in the emulator's packed form, which
+// run.mjs loads as it is (see WritePackedPlace).
+const PackedPlaceExt = ".packed"
+
+// WritePackedPlace writes pf in the form the emulator's Luau reads without decoding
+// JSON (plugin/emulator/pack.mjs): every string's UTF-8 bytes counted ahead, and each
+// script's Source preceded by its git blob id, which the emulator's EncodingService
+// then answers without hashing. It holds what WritePlace's JSON holds, decoded.
+func WritePackedPlace(path string, pf *PlaceFile) error {
+	b, err := packPlace(pf)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+func packPlace(pf *PlaceFile) ([]byte, error) {
+	p := &packer{}
+	fields := 3
+	extra := []struct {
+		key string
+		set bool
+		put func()
+	}{
+		{"drafts", len(pf.Drafts) > 0, func() { p.strings(pf.Drafts) }},
+		{"enums", len(pf.Enums) > 0, func() { p.enums(pf.Enums) }},
+		{"context", pf.Context != "", func() { p.str(pf.Context) }},
+		{"runMode", pf.RunMode, func() { p.boolean(pf.RunMode) }},
+		{"paused", pf.Paused, func() { p.boolean(pf.Paused) }},
+		{"gameId", pf.GameID != 0, func() { p.number(float64(pf.GameID)) }},
+	}
+	for _, e := range extra {
+		if e.set {
+			fields++
+		}
+	}
+	p.object(fields)
+	p.str("placeId")
+	p.number(float64(pf.PlaceID))
+	p.str("placeName")
+	p.str(pf.PlaceName)
+	p.str("root")
+	if err := p.node(pf.Root); err != nil {
+		return nil, err
+	}
+	for _, e := range extra {
+		if e.set {
+			p.str(e.key)
+			e.put()
+		}
+	}
+	return p.b, nil
+}
+
+// packer appends values in the packed form: s<bytes>:<text>, o<count>:, a<count>:,
+// n<number>;, t, f, z, and h<40 hex> before a script's Source.
+type packer struct{ b []byte }
+
+func (p *packer) str(s string) {
+	s = jsonText(s)
+	p.b = append(p.b, 's')
+	p.b = strconv.AppendInt(p.b, int64(len(s)), 10)
+	p.b = append(p.b, ':')
+	p.b = append(p.b, s...)
+}
+
+func (p *packer) object(n int) {
+	p.b = append(p.b, 'o')
+	p.b = strconv.AppendInt(p.b, int64(n), 10)
+	p.b = append(p.b, ':')
+}
+
+func (p *packer) array(n int) {
+	p.b = append(p.b, 'a')
+	p.b = strconv.AppendInt(p.b, int64(n), 10)
+	p.b = append(p.b, ':')
+}
+
+func (p *packer) number(f float64) {
+	p.b = append(p.b, 'n')
+	p.b = strconv.AppendFloat(p.b, f, 'g', -1, 64)
+	p.b = append(p.b, ';')
+}
+
+func (p *packer) boolean(v bool) {
+	if v {
+		p.b = append(p.b, 't')
+	} else {
+		p.b = append(p.b, 'f')
+	}
+}
+
+func (p *packer) strings(m map[string]string) {
+	p.object(len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		p.str(k)
+		p.str(m[k])
+	}
+}
+
+func (p *packer) enums(m map[string]map[string]uint32) {
+	p.object(len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		p.str(k)
+		items := m[k]
+		p.object(len(items))
+		for _, name := range slices.Sorted(maps.Keys(items)) {
+			p.str(name)
+			p.number(float64(items[name]))
+		}
+	}
+}
+
+func (p *packer) node(n *PlaceNode) error {
+	if n == nil {
+		p.b = append(p.b, 'z')
+		return nil
+	}
+	p.object(4)
+	p.str("name")
+	p.str(n.Name)
+	p.str("className")
+	p.str(n.ClassName)
+	p.str("properties") // dom.Properties writes {} for nil too
+	p.object(len(n.Properties))
+	for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
+		p.str(k)
+		if err := p.value(k, n.Properties[k]); err != nil {
+			return fmt.Errorf("%s.%s: %w", n.Name, k, err)
+		}
+	}
+	p.str("children")
+	if n.Children == nil {
+		p.b = append(p.b, 'z')
+		return nil
+	}
+	p.array(len(n.Children))
+	for _, c := range n.Children {
+		if err := p.node(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value packs a property value as its tagged JSON would decode: a String as it is (a
+// script's Source with its blob id first), any other value through its JSON.
+func (p *packer) value(key string, v dom.Value) error {
+	if s, ok := v.(dom.String); ok && utf8.ValidString(string(s)) {
+		if key == "Source" {
+			p.b = append(p.b, 'h')
+			p.b = append(p.b, gitblob.Hash([]byte(s))...)
+		}
+		p.object(1)
+		p.str("String")
+		p.str(string(s))
+		return nil
+	}
+	b, err := dom.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	return p.any(x)
+}
+
+// any packs a value json.Unmarshal gave.
+func (p *packer) any(x any) error {
+	switch x := x.(type) {
+	case nil:
+		p.b = append(p.b, 'z')
+	case bool:
+		p.boolean(x)
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return fmt.Errorf("%v is not a JSON number", x)
+		}
+		p.number(x)
+	case string:
+		p.str(x)
+	case []any:
+		p.array(len(x))
+		for _, e := range x {
+			if err := p.any(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		p.object(len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p.str(k)
+			if err := p.any(x[k]); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("cannot pack a %T", x)
+	}
+	return nil
+}
+
+// jsonText is s as it reads back from encoding/json's output: each byte that is not
+// part of valid UTF-8 becomes U+FFFD.
+func jsonText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
