@@ -267,8 +267,18 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	}
 	d := &ApplyData{Result: *res, Session: sessionData(s)}
 	d.Session.PlaceCheck = h.places.check(s.Info())
+	if res.StudioOps+len(res.Files) >= bigApply {
+		// A big patch leaves megabytes of frames and journal garbage, which the
+		// runtime would give back to the system only slowly: give it back, after
+		// the answer.
+		go debug.FreeOSMemory()
+	}
 	return d, nil
 }
+
+// bigApply is the number of Studio ops and files from which an apply's garbage is
+// given back to the system at once.
+const bigApply = 100
 
 // waitingFor says what an open transaction waits for, in the refusal's message.
 func waitingFor(p apply.Pending) string {
