@@ -52,6 +52,11 @@ func (h *Host) recoverLoop() {
 	ch, stop := h.bridge.Subscribe()
 	defer stop()
 	h.recoverPending()
+	h.wg.Add(1) // while this goroutine counts: never alongside Close's Wait at zero
+	go func() {
+		defer h.wg.Done()
+		h.warm()
+	}()
 	for {
 		select {
 		case <-h.ctx.Done():
@@ -61,6 +66,29 @@ func (h *Host) recoverLoop() {
 			h.prewarm()
 		}
 	}
+}
+
+// warm loads the disk and base trees in the background when the host starts (with
+// Prewarm), so that they are ready when Studio connects (a restarted host's Studio
+// comes back within a second or so) or when someone asks. A command asking for the
+// Studio lock meanwhile waits only for the load under way, which it needs too.
+func (h *Host) warm() {
+	if !h.opts.Prewarm {
+		return
+	}
+	started := time.Now()
+	err := h.studio.useInBackground(h.ctx, func(context.Context, *snapshots) error {
+		if _, err := h.loadDisk(); err != nil {
+			return err
+		}
+		_, err := h.loadBase("")
+		return err
+	})
+	if err != nil {
+		h.log.Debug("warm", "err", err)
+		return
+	}
+	h.log.Debug("caches warmed", "ms", time.Since(started).Milliseconds())
 }
 
 // prewarm computes a plan in the background when a Studio connects, so the disk,

@@ -167,3 +167,29 @@ func TestStudioSnapshotOfAnotherRun(t *testing.T) {
 		h.Close()
 	}
 }
+
+// TestWarmAtStart: a host with Prewarm loads the disk and base trees as it starts,
+// before any Studio or command asks, so a restarted host's Studio finds them ready.
+func TestWarmAtStart(t *testing.T) {
+	_, loc, first := startHost(t, deltaProject)
+	first.Close()
+	h, err := host.New(host.Options{Location: loc, StateDir: t.TempDir(), Version: "test", Prewarm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, full := h.DiskLoads(); full > 0 && h.BaseSources()[project.BaseFromDisk] > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_, full := h.DiskLoads()
+			t.Fatalf("no warm-up: %d full disk loads, bases %v", full, h.BaseSources())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
