@@ -70,8 +70,9 @@ func (h *Host) recoverLoop() {
 
 // warm loads the disk and base trees in the background when the host starts (with
 // Prewarm), so that they are ready when Studio connects (a restarted host's Studio
-// comes back within a second or so) or when someone asks. A command asking for the
-// Studio lock meanwhile waits only for the load under way, which it needs too.
+// comes back within a second or so) or when someone asks, then warms up the plan of a
+// Studio that connected meanwhile. A command asking for the Studio lock meanwhile
+// waits only for the load under way, which it needs too.
 func (h *Host) warm() {
 	if !h.opts.Prewarm {
 		return
@@ -89,6 +90,9 @@ func (h *Host) warm() {
 		return
 	}
 	h.log.Debug("caches warmed", "ms", time.Since(started).Milliseconds())
+	// A Studio that connected meanwhile found the lock taken, and its warm-up plan
+	// gave way: take it now.
+	h.prewarm()
 }
 
 // prewarm computes a plan in the background when a Studio connects, so the disk,
