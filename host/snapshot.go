@@ -125,11 +125,16 @@ func (c *studioCache) useInBackground(ctx context.Context, fn func(ctx context.C
 		c.bgMu.Unlock()
 		<-c.sem
 	}()
-	return fn(ctx, &snapshots{c: c})
+	return fn(ctx, &snapshots{c: c, background: true})
 }
 
 // snapshots takes Studio snapshots for a holder of the Studio lock.
-type snapshots struct{ c *studioCache }
+type snapshots struct {
+	c *studioCache
+	// background tells that the holder is background work (useInBackground), whose
+	// context a command's request for the lock cancels.
+	background bool
+}
 
 // take asks a Studio session for the instances in scope, without the cache.
 func (sn *snapshots) take(ctx context.Context, s *bridge.Session, params protocol.SnapshotParams) (*dom.Instance, error) {
@@ -173,12 +178,18 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		params.KnownSources = slices.Sorted(maps.Keys(known))
 	}
 	sctx := ctx
-	if params.Reuse != "" {
-		// A snapshot off the cached one is not given up when a command asks for the
-		// lock held by background work (a prewarm): the plugin's latest snapshot
-		// would then be one the host never received, and the command's own snapshot
-		// a whole one instead of a delta. The request's own timeout still bounds it.
-		sctx = context.WithoutCancel(ctx)
+	if sn.background && params.Reuse != "" {
+		// Background work (a prewarm) does not give up a snapshot off the cached one
+		// when a command asks for the lock: the plugin's latest snapshot would then
+		// be one the host never received, and the command's own snapshot a whole one
+		// instead of a delta. Its deadline still bounds it; a command's own context
+		// is kept whole.
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithoutCancel(ctx), func() {}
+		if deadline, ok := ctx.Deadline(); ok {
+			sctx, cancel = context.WithDeadline(sctx, deadline)
+		}
+		defer cancel()
 	}
 	res, err := s.Snapshot(sctx, params)
 	if err != nil {

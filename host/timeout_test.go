@@ -92,3 +92,38 @@ func TestWarmUpGivesWayToACommand(t *testing.T) {
 		t.Fatalf("the plugin saw %d snapshot requests, want the warm-up's and the plan's", n)
 	}
 }
+
+// A command gives up its snapshot off the cached one when its own context ends (the
+// client went away), even though background work may not: only a warm-up's snapshot
+// outlasts the command that takes the lock from it.
+func TestCommandGivesUpItsDelta(t *testing.T) {
+	e := hosttest.StartWith(t, hosttest.Config{
+		// far above hangGuard: only the command's own context can end the wait
+		Options: func(o *host.Options) { o.StudioTimeout = 10 * time.Minute },
+	})
+	if _, err := e.Host.Plan(context.Background(), host.PlanRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	e.Plugin.SetStall(true)
+	snapshots := func() int {
+		n := 0
+		for _, m := range e.Plugin.Requests() {
+			if m == "snapshot" {
+				n++
+			}
+		}
+		return n
+	}
+	before := snapshots()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for snapshots() == before {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel() // the plan's snapshot (off the cached one) is with the plugin
+	}()
+	_, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) })
+	if err == nil {
+		t.Fatal("the plan answered although Studio never did")
+	}
+}

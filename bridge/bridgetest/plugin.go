@@ -149,6 +149,13 @@ func (p *Plugin) Place() *Place {
 	return c
 }
 
+// SetStall makes the plugin stop (or go back to) answering requests, as Stall does.
+func (p *Plugin) SetStall(stall bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.Stall = stall
+}
+
 // SetDraft gives the script at path unsaved editor text, as if open in Studio.
 func (p *Plugin) SetDraft(path []string, source string) error {
 	p.mu.Lock()
