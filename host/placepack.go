@@ -73,8 +73,10 @@ func packPlace(pf *PlaceFile) ([]byte, error) {
 // n<number>;, t, f, z, and h<40 hex> before a script's Source.
 type packer struct{ b []byte }
 
-func (p *packer) str(s string) {
-	s = jsonText(s)
+func (p *packer) str(s string) { p.text(jsonText(s)) }
+
+// text packs s, which is valid UTF-8.
+func (p *packer) text(s string) {
 	p.b = append(p.b, 's')
 	p.b = strconv.AppendInt(p.b, int64(len(s)), 10)
 	p.b = append(p.b, ':')
@@ -169,8 +171,8 @@ func (p *packer) value(key string, v dom.Value) error {
 			p.b = append(p.b, gitblob.Hash([]byte(s))...)
 		}
 		p.object(1)
-		p.str("String")
-		p.str(string(s))
+		p.text("String")
+		p.text(string(s)) // checked above
 		return nil
 	}
 	b, err := dom.Marshal(v)

@@ -251,18 +251,25 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		return t, nil
 	}
 	shareSources(t, disk)
-	c.byHandle = map[string]cachedSource{}
-	c.index = map[string]*dom.Instance{}
+	c.index, c.byHandle = indexTree(t)
+	return t, nil
+}
+
+// indexTree returns a whole snapshot's instances by handle, and its scripts' sources
+// and hashes by handle.
+func indexTree(t *dom.Instance) (map[string]*dom.Instance, map[string]cachedSource) {
+	index := map[string]*dom.Instance{}
+	byHandle := map[string]cachedSource{}
 	t.Walk(func(x *dom.Instance) bool {
 		if x.Handle != "" {
-			c.index[x.Handle] = x
+			index[x.Handle] = x
 		}
 		if x.SourceHash != "" {
-			c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+			byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
 		}
 		return true
 	})
-	return t, nil
+	return index, byHandle
 }
 
 // lastScope is the latest scope computed, by its trees: loaded trees are never

@@ -69,19 +69,9 @@ func (c *studioCache) restore(path string) error {
 		return fmt.Errorf("%w: Studio snapshot", dom.ErrCorrupt)
 	}
 	tree.AssignIDs()
-	index := map[string]*dom.Instance{}
-	byHandle := map[string]cachedSource{}
-	tree.Walk(func(x *dom.Instance) bool {
-		if x.Handle != "" {
-			index[x.Handle] = x
-		}
-		if x.SourceHash != "" {
-			byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
-		}
-		return true
-	})
 	c.session, c.snapshotID, c.paramsKey = session, id, key
-	c.tree, c.index, c.byHandle = tree, index, byHandle
+	c.tree = tree
+	c.index, c.byHandle = indexTree(tree)
 	c.restored = true
 	return nil
 }
