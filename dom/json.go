@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -233,21 +234,98 @@ func unmarshalFast(data []byte) (Value, bool) {
 	return v, true
 }
 
-// plainJSONString reads a JSON string literal that needs no unescaping.
+// plainJSONString reads a JSON string literal in one pass: its common escapes and
+// \u escapes outside the surrogate range are decoded here (script sources are full
+// of \n and \t). It reports false, for the full decoder to give the value or the
+// error, on anything else: a surrogate escape, invalid UTF-8 or a control character.
 func plainJSONString(p []byte) (string, bool) {
 	if len(p) < 2 || p[0] != '"' || p[len(p)-1] != '"' {
 		return "", false
 	}
 	body := p[1 : len(p)-1]
-	for _, c := range body {
+	i := 0
+	for i < len(body) {
+		c := body[i]
 		if c == '"' || c == '\\' || c < 0x20 {
-			return "", false
+			break
 		}
+		i++
 	}
 	if !utf8.Valid(body) {
 		return "", false
 	}
-	return string(body), true
+	if i == len(body) {
+		return string(body), true
+	}
+	out := make([]byte, i, len(body))
+	copy(out, body[:i])
+	for i < len(body) {
+		c := body[i]
+		switch {
+		case c == '"' || c < 0x20:
+			return "", false
+		case c != '\\':
+			// Copy the run up to the next special byte at once.
+			j := i + 1
+			for j < len(body) && body[j] != '\\' && body[j] != '"' && body[j] >= 0x20 {
+				j++
+			}
+			out = append(out, body[i:j]...)
+			i = j
+			continue
+		}
+		if i+1 >= len(body) {
+			return "", false
+		}
+		switch body[i+1] {
+		case '"', '\\', '/':
+			out = append(out, body[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+6 > len(body) {
+				return "", false
+			}
+			r, ok := hex4(body[i+2 : i+6])
+			if !ok || utf16.IsSurrogate(r) {
+				return "", false
+			}
+			out = utf8.AppendRune(out, r)
+			i += 6
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	return string(out), true
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // IsTagged reports whether data is a one-key object whose key is a known type name.

@@ -642,3 +642,70 @@ func TestUnmarshalFastAgreesWithFullDecoder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainJSONString: whenever the one-pass string reader takes a literal, it
+// gives what encoding/json gives.
+func FuzzPlainJSONString(f *testing.F) {
+	for _, seed := range []string{`"plain"`, `"a\nb\tc\\d\"e\/f\bg\fh\ri"`, `"\u00e9\u4e2d\uFFFF"`, `"\ud83d\ude00"`,
+		`"é中😀"`, `"bad \x"`, `"\u12"`, "\"ctl \x01\"", "\"\xff\"", `"a"b"`, `"trailing \"`, `""`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := plainJSONString(data)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("plainJSONString(%q) = %q, but encoding/json refuses it: %v", data, got, err)
+		}
+		if got != want {
+			t.Fatalf("plainJSONString(%q) = %q, encoding/json gives %q", data, got, want)
+		}
+	})
+}
+
+func TestPlainJSONString(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{`"plain"`, "plain", true},
+		{`"line\nnext\ttab \"q\" \\ \/"`, "line\nnext\ttab \"q\" \\ /", true},
+		{`"\u00e9\u4E2D"`, "é中", true},
+		{`"é😀"`, "é😀", true},
+		{`"\ud83d\ude00"`, "", false}, // surrogates: left to encoding/json
+		{`"\x"`, "", false},
+		{`"\u12"`, "", false},
+		{"\"\xff\"", "", false},
+		{"\"a\nb\"", "", false}, // a raw control character is not JSON
+		{`"a"b"`, "", false},
+		{`"end\"`, "", false},
+	} {
+		got, ok := plainJSONString([]byte(tt.in))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("plainJSONString(%s) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// BenchmarkUnmarshalSource decodes a 4 KB script's Source as a snapshot sends it
+// (every line ends in an escaped newline).
+func BenchmarkUnmarshalSource(b *testing.B) {
+	var src strings.Builder
+	for src.Len() < 4096 {
+		src.WriteString("\tlocal value = compute(\"name\", 42) -- a comment\n")
+	}
+	data, err := json.Marshal(map[string]string{"String": src.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		v, err := Unmarshal(data)
+		if err != nil || string(v.(String)) != src.String() {
+			b.Fatalf("Unmarshal = %v, %v", v, err)
+		}
+	}
+}
