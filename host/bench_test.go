@@ -137,6 +137,9 @@ func connectPlugin(b *testing.B, h *host.Host, place *bridgetest.Place) *bridget
 	b.Helper()
 	p := bridgetest.New(place)
 	p.SessionID = "bench"
+	// As the real plugin where Studio's engine hashes (EncodingService, engine 697+):
+	// a whole snapshot sends the sources the host holds as their blob ids.
+	p.HashSources = true
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := p.Connect(ctx, h.PluginURL()); err != nil {

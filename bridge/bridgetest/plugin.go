@@ -50,6 +50,10 @@ type Plugin struct {
 	FrameLimit int
 	// NoDelta answers every snapshot whole, as a plugin without deltas does.
 	NoDelta bool
+	// HashSources makes the plugin hash script sources as it does where Studio's
+	// engine hashes (EncodingService): a script whose Source is one of the request's
+	// KnownSources comes with its SourceHash instead of its text.
+	HashSources bool
 
 	mu          sync.Mutex
 	place       *Place

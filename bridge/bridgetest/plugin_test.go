@@ -18,6 +18,7 @@ import (
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 )
 
 const placeJSON = `{"placeId":1,"placeName":"Test","root":{"name":"Game","className":"DataModel","properties":{},"children":[
@@ -59,6 +60,7 @@ type instance struct {
 	Name       string                     `json:"name"`
 	ClassName  string                     `json:"className"`
 	Properties map[string]json.RawMessage `json:"properties"`
+	SourceHash string                     `json:"sourceHash"`
 }
 
 type snapshot struct {
@@ -171,6 +173,31 @@ func TestSnapshot(t *testing.T) {
 			got := takeSnapshot(t, sess, tt.params).flatten()
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("snapshot(%v) mismatch (-want +got):\n%s", tt.params, diff)
+			}
+		})
+	}
+}
+
+// TestSnapshotKnownSources: a plugin whose engine hashes sends a known Source as its
+// git blob id, and every other Source as text; one that does not hash sends text.
+func TestSnapshotKnownSources(t *testing.T) {
+	known := gitblob.Hash([]byte("print(1)\n"))
+	params := map[string]any{"roots": [][]string{{"ServerScriptService"}}, "knownSources": []string{known, gitblob.Hash([]byte("other"))}}
+	for _, hashes := range []bool{true, false} {
+		t.Run(fmt.Sprint("hashes=", hashes), func(t *testing.T) {
+			sess := connectWith(t, testPlace(t), func(p *bridgetest.Plugin) { p.HashSources = hashes })
+			var got []string
+			for _, in := range takeSnapshot(t, sess, params).Instances {
+				if in.ClassName == "Script" {
+					got = append(got, fmt.Sprintf("hash=%q source=%s", in.SourceHash, in.Properties["Source"]))
+				}
+			}
+			want := []string{`hash="" source={"String":"print(1)\n"}`, `hash="" source={"String":"print(2)\n"}`}
+			if hashes {
+				want[0] = fmt.Sprintf("hash=%q source=", known)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("scripts (-want +got):\n%s", diff)
 			}
 		})
 	}

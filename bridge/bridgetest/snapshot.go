@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -76,6 +78,13 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 	p.snapshotID = fmt.Sprintf("s%d", p.snapshotGen)
 	snapshotID := p.snapshotID
 	nodes := map[*Node]*sentNode{}
+	var known map[string]bool
+	if p.HashSources && len(in.KnownSources) > 0 {
+		known = make(map[string]bool, len(in.KnownSources))
+		for _, id := range in.KnownSources {
+			known[id] = true
+		}
+	}
 	var out []protocol.SnapshotInstance
 	var outNodes []*Node
 	var walk func(n *Node, parent *Node, all bool)
@@ -122,6 +131,9 @@ func (p *Plugin) snapshot(params json.RawMessage, partial func(seq int, result a
 				if old, seen := prev[n]; reuse && seen && bytes.Equal(old.source, src) {
 					delete(inst.Properties, "Source")
 					inst.SourceFrom = old.handle
+				} else if blob := knownBlob(src, known); blob != "" {
+					delete(inst.Properties, "Source")
+					inst.SourceHash = blob
 				}
 			}
 			out = append(out, inst)
@@ -296,6 +308,22 @@ func (p *Plugin) newHandle(n *Node) string {
 	h := fmt.Sprintf("h%d", p.nextHandle)
 	p.handles[h] = n
 	return h
+}
+
+// knownBlob returns the git blob id of a Source value when known lists it, else "".
+func knownBlob(src json.RawMessage, known map[string]bool) string {
+	if known == nil {
+		return ""
+	}
+	v, err := dom.Unmarshal(src)
+	s, ok := v.(dom.String)
+	if err != nil || !ok {
+		return ""
+	}
+	if blob := gitblob.Hash([]byte(s)); known[blob] {
+		return blob
+	}
+	return ""
 }
 
 // readProperties picks the asked properties that n has, plus those always sent:
