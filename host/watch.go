@@ -84,7 +84,7 @@ type diskCache struct {
 func newDiskCache(loc *project.Location, stateDir string, log *slog.Logger) *diskCache {
 	root := loc.Dir
 	c := &diskCache{log: log, done: make(chan struct{}), loc: loc, fsRoot: loc.FSRoot, pending: map[string]bool{}, watched: map[string]bool{}, root: root,
-		cache: project.NewCache(os.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())}
+		cache: project.NewCache(project.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())}
 	c.seenCond = sync.NewCond(&c.mu)
 	c.index = filepath.Join(stateDir, "disk.index")
 	if err := c.cache.ReadIndex(c.index); err != nil && !errors.Is(err, fs.ErrNotExist) {

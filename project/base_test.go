@@ -72,7 +72,7 @@ func TestCacheBase(t *testing.T) {
 	opts := project.Options{DirName: "p"}
 	baseOpts := project.Options{DirName: "p", HashOnly: true}
 	state := filepath.Join(t.TempDir(), "base")
-	c := project.NewCache(os.DirFS(dir), "default.project.json", opts)
+	c := project.NewCache(project.DirFS(dir), "default.project.json", opts)
 	disk, err := c.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestCacheBase(t *testing.T) {
 	}
 
 	// Another process finds the base in the state dir.
-	c2 := project.NewCache(os.DirFS(dir), "default.project.json", opts)
+	c2 := project.NewCache(project.DirFS(dir), "default.project.json", opts)
 	fsys, reads = commitFS()
 	b, src, err = c2.Base(fsys, commit, state)
 	if err != nil {

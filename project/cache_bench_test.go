@@ -23,7 +23,7 @@ var benchSizes = []struct {
 // benchCache returns a cache of the project that has loaded it once.
 func benchCache(b *testing.B, t *benchTreeInfo) *project.Cache {
 	b.Helper()
-	c := project.NewCache(os.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+	c := project.NewCache(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
 	p, err := c.Load()
 	if err != nil {
 		b.Fatal(err)
@@ -82,7 +82,7 @@ func BenchmarkCacheRestart(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				c := project.NewCache(os.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+				c := project.NewCache(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
 				if err := c.ReadIndex(index); err != nil {
 					b.Fatal(err)
 				}
@@ -95,6 +95,28 @@ func BenchmarkCacheRestart(b *testing.B) {
 				}
 				if st := c.Stats(); st.Parsed > t.scripts+1 {
 					b.Fatalf("a restart read %d files, want the scripts and the project file only", st.Parsed)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCacheCold is a new machine's disk load: no index, every file read,
+// hashed and parsed.
+func BenchmarkCacheCold(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			t := benchProjectOf(b, size.packages)
+			b.SetBytes(t.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				c := project.NewCache(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+				p, err := c.Load()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p.Root.Count() != t.instances {
+					b.Fatalf("Load gave %d instances", p.Root.Count())
 				}
 			}
 		})
@@ -153,7 +175,7 @@ func BenchmarkLoadMemory(b *testing.B) {
 	}
 	b.Run("Load", func(b *testing.B) {
 		measure(b, func() any {
-			p, err := project.Load(os.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+			p, err := project.Load(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -204,7 +226,7 @@ func BenchmarkCacheBase(b *testing.B) {
 	})
 	// A cache that has not loaded the disk cannot compare with it.
 	fresh := func() *project.Cache {
-		return project.NewCache(os.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+		return project.NewCache(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
 	}
 	b.Run("commit", func(b *testing.B) {
 		// The records of a disk load, but a disk tree the commit does not
@@ -238,7 +260,7 @@ func BenchmarkCacheBase(b *testing.B) {
 // benchCacheAny is benchCache without the instance count check.
 func benchCacheAny(b *testing.B, t *benchTreeInfo) *project.Cache {
 	b.Helper()
-	c := project.NewCache(os.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
+	c := project.NewCache(project.DirFS(t.dir), "default.project.json", project.Options{DirName: "bench"})
 	if _, err := c.Load(); err != nil {
 		b.Fatal(err)
 	}

@@ -418,7 +418,7 @@ func randomEdits(t *testing.T, mode string) {
 			for _, p := range []string{"src/lib/a.luau", "src/lib/b.server.luau", "src/Foo/init.luau", "server/x.server.luau", "src/Shared.txt"} {
 				e.write(p, "return 1\n")
 			}
-			fsys := os.DirFS(dir)
+			fsys := project.DirFS(dir)
 			opts := project.Options{DirName: "proj"}
 			c := project.NewCache(fsys, "default.project.json", opts)
 			got, gotErr := c.Load()
@@ -510,7 +510,7 @@ func TestCacheLoadTestdata(t *testing.T) {
 				}
 				file = filepath.Base(found[0])
 			}
-			fsys := os.DirFS(dir)
+			fsys := project.DirFS(dir)
 			opts := project.Options{DirName: ent.Name()}
 			want, wantErr := project.Load(fsys, file, opts)
 			c := project.NewCache(fsys, file, opts)

@@ -51,7 +51,7 @@ func indexProject(t *testing.T) string {
 // restarted host does.
 func restarted(t *testing.T, dir, index string) (*project.Cache, *project.Project, error) {
 	t.Helper()
-	c := project.NewCache(os.DirFS(dir), "default.project.json", project.Options{DirName: "p"})
+	c := project.NewCache(project.DirFS(dir), "default.project.json", project.Options{DirName: "p"})
 	if err := c.ReadIndex(index); err != nil {
 		t.Fatalf("ReadIndex: %v", err)
 	}
@@ -62,7 +62,7 @@ func restarted(t *testing.T, dir, index string) (*project.Cache, *project.Projec
 func TestIndexRestart(t *testing.T) {
 	dir := indexProject(t)
 	index := filepath.Join(t.TempDir(), "state", "index")
-	fsys := os.DirFS(dir)
+	fsys := project.DirFS(dir)
 	opts := project.Options{DirName: "p"}
 	c := project.NewCache(fsys, "default.project.json", opts)
 	if _, err := c.Load(); err != nil {
@@ -100,7 +100,7 @@ func TestIndexRestart(t *testing.T) {
 func TestIndexRacy(t *testing.T) {
 	dir := indexProject(t)
 	index := filepath.Join(t.TempDir(), "index")
-	fsys := os.DirFS(dir)
+	fsys := project.DirFS(dir)
 	opts := project.Options{DirName: "p"}
 	p := filepath.Join(dir, "src", "Note.txt")
 	now := time.Now()
@@ -148,7 +148,7 @@ func TestIndexUnusable(t *testing.T) {
 	dir := indexProject(t)
 	state := t.TempDir()
 	index := filepath.Join(state, "index")
-	fsys := os.DirFS(dir)
+	fsys := project.DirFS(dir)
 	c := project.NewCache(fsys, "default.project.json", project.Options{DirName: "p"})
 	if _, err := c.Load(); err != nil {
 		t.Fatal(err)

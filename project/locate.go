@@ -134,5 +134,5 @@ func (l *Location) Options() Options {
 
 // LoadDisk loads the project at loc from the OS filesystem.
 func LoadDisk(loc *Location) (*Project, error) {
-	return Load(os.DirFS(loc.FSRoot), loc.FileInFS, loc.Options())
+	return Load(DirFS(loc.FSRoot), loc.FileInFS, loc.Options())
 }

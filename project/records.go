@@ -322,6 +322,17 @@ func (l *loader) keep(p string, rec *record) {
 // during the read leaves a record that no longer matches the file.
 func (l *loader) readRecord(p string, k recKind) (*record, []byte, error) {
 	rec := &record{kind: k}
+	if sr, ok := l.fsys.(statReader); ok && l.mem != nil && l.mem.mode != byBlob {
+		if data, st, done, err := sr.readStat(p); done {
+			if err != nil {
+				return nil, nil, err
+			}
+			rec.stat, rec.racy = st, st.mtime >= l.mem.racyFrom
+			l.mem.made++
+			rec.hash = gitblob.Hash(data)
+			return rec, data, nil
+		}
+	}
 	if l.mem != nil && l.mem.mode != byBlob {
 		if fi, err := fs.Stat(l.fsys, p); err == nil {
 			rec.stat = statOf(fi)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -106,7 +105,7 @@ func (a *app) runSourcemap(ctx context.Context, opts sourcemapOptions) error {
 func buildSourcemap(loc *project.Location, opts sourcemapOptions) (data []byte, count int, warnings []string, err error) {
 	lopts := loc.Options()
 	lopts.RecordFiles = true
-	p, err := project.Load(os.DirFS(loc.FSRoot), loc.FileInFS, lopts)
+	p, err := project.Load(project.DirFS(loc.FSRoot), loc.FileInFS, lopts)
 	if err != nil {
 		return nil, 0, nil, err
 	}
