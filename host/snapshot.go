@@ -375,6 +375,7 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 		}
 	}
 	frags := make([]*scopeFrag, len(trees))
+	tab := propTable{}
 	for k, t := range trees {
 		if t == nil {
 			continue
@@ -384,7 +385,7 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 		if k < len(prev) {
 			old = prev[k]
 		}
-		frags[k] = fragOf(t, old)
+		frags[k] = fragOf(t, old, tab)
 		for class, props := range frags[k].props {
 			dst := p.Properties[class]
 			if dst == nil {
@@ -440,8 +441,9 @@ type scopeFrag struct {
 }
 
 // fragOf returns x's fragment: old when old is x's (the same instance), else one
-// made from x's own properties and its children's fragments, reusing old's.
-func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
+// made from x's own properties and its children's fragments, reusing old's. Its
+// properties are tab's when tab holds the same.
+func fragOf(x *dom.Instance, old *scopeFrag, tab propTable) *scopeFrag {
 	if old != nil && old.inst == x {
 		return old
 	}
@@ -459,7 +461,7 @@ func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
 			f.addOwn(c)
 			continue
 		}
-		k := fragOf(c, byID[c.ID])
+		k := fragOf(c, byID[c.ID], tab)
 		f.kids = append(f.kids, k)
 		if len(f.props) == 0 {
 			f.props, f.borrowed = k.props, true
@@ -471,7 +473,38 @@ func fragOf(x *dom.Instance, old *scopeFrag) *scopeFrag {
 			}
 		}
 	}
+	if !f.borrowed && len(f.props) > 0 {
+		f.props, f.borrowed = tab.share(f.props), true
+	}
 	return f
+}
+
+// propTable shares equal property maps between fragments: many subtrees (every
+// model file of one shape, say) manage the same properties, and a fragment's map
+// is never changed once shared (set copies a borrowed one).
+type propTable map[string]map[string]map[string]string
+
+// share returns the table's map equal to props, adding props when there is none.
+func (t propTable) share(props map[string]map[string]string) map[string]map[string]string {
+	var b strings.Builder
+	for _, class := range slices.Sorted(maps.Keys(props)) {
+		b.WriteString(class)
+		b.WriteByte(0)
+		m := props[class]
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			b.WriteString(name)
+			b.WriteByte(1)
+			b.WriteString(m[name])
+			b.WriteByte(1)
+		}
+		b.WriteByte(0)
+	}
+	key := b.String()
+	if same, ok := t[key]; ok {
+		return same
+	}
+	t[key] = props
+	return props
 }
 
 func (f *scopeFrag) set(class, name, t string) {
