@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,6 +127,8 @@ type record struct {
 	Error     string `json:"-"`
 	Untidy    bool   `json:"-"`
 	stageData []project.FileOp
+	// opsJSON is Ops encoded once (protocol.EncodeOps), for the record and the wire.
+	opsJSON []byte
 }
 
 // Prepare writes the journal record with every pre-image.
@@ -197,6 +200,9 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 		}
 	}
 	r.Checks = checksOf(w.ops, byHandle)
+	if r.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "encode journal")
+	}
 	if err := r.save(); err != nil {
 		return nil, err
 	}
@@ -225,7 +231,7 @@ func (r *record) tag() string { return r.TxID }
 // rewrite the small state file, so a big transaction is not re-encoded at each step.
 func (r *record) save() error {
 	r.UpdatedAt = time.Now().UTC()
-	b, err := json.Marshal(r)
+	b, err := r.encode()
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "encode journal")
 	}
@@ -240,6 +246,82 @@ func (r *record) save() error {
 		return journalError(err, "write journal")
 	}
 	return nil
+}
+
+// encode is json.Marshal(r), with the two big parts, the ops (encoded once, for
+// the wire too) and the Studio pre-images, written without encoding/json's second
+// pass over every value.
+func (r *record) encode() ([]byte, error) {
+	if r.opsJSON == nil {
+		return json.Marshal(r)
+	}
+	c := *r
+	c.Ops, c.StudioPre = nil, nil
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	// Keys and strings are escaped, so this is the two fields and no other text.
+	const hole = `,"ops":null,"studioPreImages":null,`
+	at := bytes.Index(b, []byte(hole))
+	if at < 0 || bytes.Contains(b[at+len(hole):], []byte(hole)) {
+		return json.Marshal(r)
+	}
+	out := make([]byte, 0, len(b)+len(r.opsJSON)+preImagesSize(r.StudioPre))
+	out = append(out, b[:at]...)
+	out = append(out, `,"ops":`...)
+	out = append(out, r.opsJSON...)
+	out = append(out, `,"studioPreImages":`...)
+	if out, err = appendPreImages(out, r.StudioPre); err != nil {
+		return nil, err
+	}
+	return append(out, b[at+len(hole)-1:]...), nil
+}
+
+func preImagesSize(pres []studioPreImage) int {
+	n := 2
+	for _, p := range pres {
+		n += 200
+		if p.Source != nil {
+			n += len(*p.Source) + len(*p.Source)/16
+		}
+	}
+	return n
+}
+
+// appendPreImages appends pres as json.Marshal writes them.
+func appendPreImages(b []byte, pres []studioPreImage) ([]byte, error) {
+	if pres == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, p := range pres {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"changeId":`...)
+		b = protocol.AppendString(b, p.ChangeID)
+		b = append(b, `,"handle":`...)
+		b = protocol.AppendString(b, p.Handle)
+		b = append(b, `,"path":`...)
+		b = protocol.AppendString(b, p.Path)
+		b = append(b, `,"className":`...)
+		b = protocol.AppendString(b, p.ClassName)
+		if p.Source != nil {
+			b = append(b, `,"source":`...)
+			b = protocol.AppendString(b, *p.Source)
+		}
+		if len(p.Properties) > 0 {
+			props, err := p.Properties.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `,"properties":`...)
+			b = append(b, props...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
 }
 
 // recordState is the part of a record that changes after it is prepared.

@@ -2,11 +2,13 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -573,5 +575,46 @@ func TestPruneKeepsTheNewestFinished(t *testing.T) {
 	}
 	if len(recs) != keepFinished || recs[0].TxID != "tx005" {
 		t.Fatalf("kept %d records starting at %s, want %d from tx005", len(recs), recs[0].TxID, keepFinished)
+	}
+}
+
+// TestRecordEncode: a record with its ops encoded once reads back as json.Marshal
+// of the record does, whatever its strings hold.
+func TestRecordEncode(t *testing.T) {
+	ops := []protocol.Op{
+		{Op: protocol.OpEdit, Handle: "h1", Expect: &protocol.Expect{SourceSha1: strings.Repeat("a", 40)},
+			Set: protocol.Values{"Source": json.RawMessage(`{"String":"print(\"<ops>\")\n"}`)}, ChangeID: "c1"},
+		{Op: protocol.OpAdd, Parent: "h2", Instance: &protocol.NewInstance{Name: `,"ops":null,`, ClassName: "Folder", Properties: protocol.Values{}, Children: []*protocol.NewInstance{}}},
+	}
+	encoded, err := protocol.EncodeOps(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "print(\"\u2028 <&>\")\n\t\f\x00 é"
+	for _, path := range []string{"src/a.luau", `src/,"ops":null,"studioPreImages":null,.luau`} {
+		r := &record{TxID: "tx", State: statePrepared, PlanHash: "sha256:x", ProjectDir: "/p", Ops: ops, opsJSON: encoded,
+			Files: []journalFile{{Path: path, New: "new/0"}}, Checks: []instanceCheck{},
+			StudioPre: []studioPreImage{
+				{ChangeID: "c1", Handle: "h1", Path: "A/<B>", ClassName: "Script", Source: &src, Properties: dom.Properties{"Disabled": dom.Bool(true)}},
+				{ChangeID: "c2", Handle: "h2", Path: `,"ops":null,"studioPreImages":null,`, ClassName: "Folder", Properties: dom.Properties{}},
+			}}
+		got, err := r.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("encode gave no JSON: %v\n%s", err, got)
+		}
+		if err := json.Unmarshal(want, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("path %q: encode\n%s\njson.Marshal\n%s", path, got, want)
+		}
 	}
 }

@@ -14,7 +14,9 @@ import (
 type Studio interface {
 	// Apply sends ops; the plugin checks every precondition, then applies all of them
 	// in one undoable recording, or none.
-	Apply(ctx context.Context, txID string, ops []protocol.Op) error
+	// encoded, when not nil, is ops as protocol.EncodeOps gave them (the journal's
+	// copy), to send as it is.
+	Apply(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error
 	// Transactions lists the ids of the transactions the plugin applied recently.
 	Transactions(ctx context.Context) ([]string, error)
 }

@@ -125,7 +125,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			wait = 60 * time.Second
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
-		err := t.Studio.Apply(sctx, res.TxID, w.ops)
+		err := t.Studio.Apply(sctx, res.TxID, w.ops, rec.opsJSON)
 		cancel()
 		if err != nil {
 			switch errcode.Of(err) {

@@ -163,7 +163,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			return nil, errcode.New(errcode.StudioNotConnected, "undoing %s needs Studio: it changed Studio", r.TxID).
 				Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 		}
-		if err := studio.Apply(ctx, "undo-"+r.TxID, ops); err != nil {
+		if err := studio.Apply(ctx, "undo-"+r.TxID, ops, nil); err != nil {
 			return nil, err
 		}
 	}

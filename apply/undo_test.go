@@ -25,7 +25,7 @@ type editingStudio struct {
 	ops    []protocol.Op
 }
 
-func (s *editingStudio) Apply(_ context.Context, _ string, ops []protocol.Op) error {
+func (s *editingStudio) Apply(_ context.Context, _ string, ops []protocol.Op, _ []byte) error {
 	s.ops = ops
 	s.during()
 	return nil

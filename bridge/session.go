@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -151,14 +152,31 @@ func (s *Session) writeRequest(id string, frame []byte) error {
 		at = end
 	}
 	at := 0
+	var buf []byte
 	for seq, end := range cuts {
-		part := protocol.RequestPart{Type: protocol.FrameRequestPart, ID: id, Seq: seq, Count: len(cuts), Data: string(frame[at:end])}
-		if err := s.write(part); err != nil {
+		buf = appendRequestPart(buf[:0], protocol.RequestPart{Type: protocol.FrameRequestPart, ID: id, Seq: seq, Count: len(cuts)}, frame[at:end])
+		if err := s.writeRaw(buf); err != nil {
 			return err
 		}
 		at = end
 	}
 	return nil
+}
+
+// appendRequestPart appends the JSON of part with data as its Data, as json.Marshal
+// writes it, escaping data in one pass.
+func appendRequestPart(b []byte, part protocol.RequestPart, data []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = protocol.AppendString(b, string(part.Type))
+	b = append(b, `,"id":`...)
+	b = protocol.AppendString(b, part.ID)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, int64(part.Seq), 10)
+	b = append(b, `,"count":`...)
+	b = strconv.AppendInt(b, int64(part.Count), 10)
+	b = append(b, `,"data":`...)
+	b = protocol.AppendString(b, string(data))
+	return append(b, '}')
 }
 
 // write sends v as one text frame.

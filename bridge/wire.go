@@ -11,11 +11,22 @@ import (
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
+// jsonAppender is params that encode themselves (protocol.ApplyParams: megabytes
+// of sources, which json.Marshal would scan again).
+type jsonAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // requestFrame encodes a request. The params are spliced in rather than encoded
 // again as a json.RawMessage field, which would scan and copy a big apply once more.
 func requestFrame(id, method string, params any) ([]byte, error) {
 	p := []byte("{}")
-	if params != nil {
+	if a, ok := params.(jsonAppender); ok {
+		var err error
+		if p, err = a.AppendJSON(nil); err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
+	} else if params != nil {
 		var err error
 		if p, err = json.Marshal(params); err != nil {
 			return nil, fmt.Errorf("encode %s params: %w", method, err)

@@ -48,11 +48,11 @@ func sessionData(s *bridge.Session) SessionData {
 // sessionStudio adapts a bridge session to apply.Studio.
 type sessionStudio struct{ s *bridge.Session }
 
-func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op) error {
+func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error {
 	if err := a.fits(ops); err != nil {
 		return err
 	}
-	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops})
+	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops, OpsJSON: encoded})
 	if err != nil {
 		ce := errcode.As(err)
 		if ce.ReasonCode() == "" {

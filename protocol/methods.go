@@ -119,6 +119,29 @@ type SnapshotPart struct {
 type ApplyParams struct {
 	TxID string `json:"txId"`
 	Ops  []Op   `json:"ops"`
+	// OpsJSON, when set, is Ops as EncodeOps gave them (the journal's copy): they
+	// are sent as they are, not encoded again.
+	OpsJSON json.RawMessage `json:"-"`
+}
+
+// AppendJSON appends the params' JSON (as json.Marshal reads back), encoding Ops
+// with EncodeOps unless OpsJSON holds them.
+func (p ApplyParams) AppendJSON(b []byte) ([]byte, error) {
+	ops := p.OpsJSON
+	if ops == nil && p.Ops != nil {
+		var err error
+		if ops, err = EncodeOps(p.Ops); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `{"txId":`...)
+	b = appendString(b, p.TxID)
+	b = append(b, `,"ops":`...)
+	if ops == nil {
+		b = append(b, "null"...)
+	}
+	b = append(b, ops...)
+	return append(b, '}'), nil
 }
 
 // OpKind says what an apply op does.

@@ -1,0 +1,262 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// EncodeOps returns the JSON of ops, which json.Unmarshal reads back as it reads
+// json.Marshal(ops). It is encoded once, for the journal and the wire: an apply of
+// 1,000 scripts carries megabytes of sources, and json.Marshal scans every value
+// again to compact it. Each value is checked to be one JSON value, cheaply for a
+// string (a Source), and copied as it is.
+func EncodeOps(ops []Op) ([]byte, error) {
+	size := 2
+	for i := range ops {
+		size += 64 + valuesSize(ops[i].Set)
+		if ops[i].Expect != nil {
+			size += 64 + valuesSize(ops[i].Expect.Properties)
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i := range ops {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendOp(b, &ops[i]); err != nil {
+			return nil, fmt.Errorf("op %d: %w", i, err)
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func valuesSize(v Values) int {
+	n := 0
+	for k, raw := range v {
+		n += len(k) + len(raw) + 4
+	}
+	return n
+}
+
+// appendOp appends op as json.Marshal would (the same fields, omitempty alike).
+func appendOp(b []byte, op *Op) ([]byte, error) {
+	var err error
+	b = append(b, `{"op":`...)
+	b = appendString(b, string(op.Op))
+	if op.Handle != "" {
+		b = append(b, `,"handle":`...)
+		b = appendString(b, op.Handle)
+	}
+	if op.Parent != "" {
+		b = append(b, `,"parent":`...)
+		b = appendString(b, op.Parent)
+	}
+	if e := op.Expect; e != nil {
+		b = append(b, `,"expect":{`...)
+		first := true
+		if e.SourceSha1 != "" {
+			b = append(b, `"sourceSha1":`...)
+			b = appendString(b, e.SourceSha1)
+			first = false
+		}
+		if len(e.Properties) > 0 {
+			if !first {
+				b = append(b, ',')
+			}
+			b = append(b, `"properties":`...)
+			if b, err = appendValues(b, e.Properties); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	if len(op.Set) > 0 {
+		b = append(b, `,"set":`...)
+		if b, err = appendValues(b, op.Set); err != nil {
+			return nil, err
+		}
+	}
+	if op.Instance != nil {
+		b = append(b, `,"instance":`...)
+		if b, err = appendNewInstance(b, op.Instance); err != nil {
+			return nil, err
+		}
+	}
+	if op.ChangeID != "" {
+		b = append(b, `,"changeId":`...)
+		b = appendString(b, op.ChangeID)
+	}
+	return append(b, '}'), nil
+}
+
+func appendNewInstance(b []byte, n *NewInstance) ([]byte, error) {
+	if n == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, `{"name":`...)
+	b = appendString(b, n.Name)
+	b = append(b, `,"className":`...)
+	b = appendString(b, n.ClassName)
+	b = append(b, `,"properties":`...)
+	var err error
+	if b, err = appendValues(b, n.Properties); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"children":`...)
+	if n.Children == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range n.Children {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendNewInstance(b, c); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// appendValues appends v with its keys sorted, as json.Marshal does; nil is null.
+func appendValues(b []byte, v Values) ([]byte, error) {
+	if v == nil {
+		return append(b, "null"...), nil
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		raw := v[k]
+		if !validValue(raw) {
+			return nil, fmt.Errorf("value of %q is not JSON", k)
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = append(b, raw...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as a JSON string, as json.Marshal writes it.
+func appendString(b []byte, s string) []byte { return AppendString(b, s) }
+
+// AppendString appends s as a JSON string, byte for byte as json.Marshal writes it
+// (HTML characters and U+2028, U+2029 escaped too), in one pass over s.
+func AppendString(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		q, _ := json.Marshal(s) // invalid UTF-8 becomes U+FFFD, as there
+		return append(b, q...)
+	}
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i + size
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// validValue reports whether raw is one JSON value: a tagged string such as
+// {"String":"…"} (a Source) is checked in one pass, anything else (or a string the
+// pass does not take) by encoding/json.
+func validValue(raw []byte) bool {
+	if body, ok := taggedStringBody(raw); ok && validStringBody(body) {
+		return true
+	}
+	return json.Valid(raw)
+}
+
+// taggedStringBody returns the body of the string in raw when raw is exactly
+// {"<letters>":"<body>"} with no spaces.
+func taggedStringBody(raw []byte) ([]byte, bool) {
+	if len(raw) < 7 || raw[0] != '{' || raw[1] != '"' || raw[len(raw)-1] != '}' || raw[len(raw)-2] != '"' {
+		return nil, false
+	}
+	i := 2
+	for i < len(raw) && (raw[i] >= 'a' && raw[i] <= 'z' || raw[i] >= 'A' && raw[i] <= 'Z' || raw[i] >= '0' && raw[i] <= '9') {
+		i++
+	}
+	if i == 2 || i+3 > len(raw)-2 || raw[i] != '"' || raw[i+1] != ':' || raw[i+2] != '"' {
+		return nil, false
+	}
+	return raw[i+3 : len(raw)-2], true
+}
+
+// validStringBody reports whether body is the inside of a JSON string: UTF-8, no
+// control character, no unescaped quote, and only JSON's escapes.
+func validStringBody(body []byte) bool {
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '"' || c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(body) {
+				return false
+			}
+			switch body[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(body) {
+					return false
+				}
+				for _, h := range body[i+2 : i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return false
+					}
+				}
+				i += 5
+			default:
+				return false
+			}
+		}
+	}
+	return utf8.Valid(body)
+}
