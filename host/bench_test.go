@@ -554,3 +554,30 @@ func BenchmarkMemoryCycles(b *testing.B) {
 		b.ReportMetric(float64(last)/1e6, "after-20-MB")
 	}
 }
+
+// BenchmarkInitialPlace is what `serve --emulate` does before it starts the
+// emulator: a new host builds the place from the project (the disk load, the base
+// commit, each script's text) and writes it in the packed form.
+func BenchmarkInitialPlace(b *testing.B) {
+	benchProject(b)
+	for b.Loop() {
+		b.StopTimer()
+		state := b.TempDir()
+		h, err := host.New(host.Options{Location: bench.loc, StateDir: state, Version: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		pf, err := h.InitialPlace()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := host.WritePackedPlace(filepath.Join(state, "place"+host.PackedPlaceExt), pf); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		h.Close()
+		b.StartTimer()
+	}
+}
