@@ -32,7 +32,9 @@ func WritePackedPlace(path string, pf *PlaceFile) error {
 }
 
 func packPlace(pf *PlaceFile) ([]byte, error) {
-	p := &packer{}
+	// One buffer of about the final size: growing a buffer of tens of megabytes step
+	// by step took most of the time.
+	p := &packer{b: make([]byte, 0, packedSize(pf.Root)+4096)}
 	fields := 3
 	extra := []struct {
 		key string
@@ -160,6 +162,27 @@ func (p *packer) node(n *PlaceNode) error {
 		}
 	}
 	return nil
+}
+
+// packedSize estimates the packed size of n (a little over, for a String's
+// length digits and blob id, a little under for other values).
+func packedSize(n *PlaceNode) int {
+	if n == nil {
+		return 1
+	}
+	size := 64 + len(n.Name) + len(n.ClassName)
+	for k, v := range n.Properties {
+		size += len(k) + 16
+		if s, ok := v.(dom.String); ok {
+			size += len(s) + 64
+		} else {
+			size += 64
+		}
+	}
+	for _, c := range n.Children {
+		size += packedSize(c)
+	}
+	return size
 }
 
 // value packs a property value as its tagged JSON would decode: a String as it is (a
