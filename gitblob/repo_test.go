@@ -29,20 +29,12 @@ func realPath(t *testing.T, p string) string {
 	return real
 }
 
-// repoWithWorkTree makes a repository with one commit of a nested script, and a
-// linked work tree of it on branch side.
-func repoWithWorkTree(t *testing.T) (dir, wt string) {
-	t.Helper()
-	dir = newRepo(t)
+func TestDiscover(t *testing.T) {
+	dir := newRepo(t)
 	writeFiles(t, dir, map[string]string{"src/server/deep/Main.server.lua": "print(1)\n"})
 	commitAll(t, dir, "first")
-	wt = filepath.Join(t.TempDir(), "wt")
+	wt := filepath.Join(t.TempDir(), "wt")
 	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
-	return dir, wt
-}
-
-func TestDiscover(t *testing.T) {
-	dir, wt := repoWithWorkTree(t)
 
 	tests := []struct {
 		name     string
@@ -244,7 +236,11 @@ func TestHeadRefDetached(t *testing.T) {
 // TestWorkTreeRoot: WorkTreeRoot finds the work tree Discover opens, and none
 // where Discover finds none.
 func TestWorkTreeRoot(t *testing.T) {
-	dir, wt := repoWithWorkTree(t)
+	dir := newRepo(t)
+	writeFiles(t, dir, map[string]string{"src/server/deep/Main.server.lua": "print(1)\n"})
+	commitAll(t, dir, "first")
+	wt := filepath.Join(t.TempDir(), "wt")
+	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
 	plain := t.TempDir()
 	noHead := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(noHead, ".git", "objects"), 0o755); err != nil {
