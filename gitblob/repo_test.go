@@ -232,37 +232,3 @@ func TestHeadRefDetached(t *testing.T) {
 		t.Errorf("Resolve = %q, %v; want %s", got, err, c1)
 	}
 }
-
-// TestWorkTreeRoot: WorkTreeRoot finds the work tree Discover opens, and none
-// where Discover finds none.
-func TestWorkTreeRoot(t *testing.T) {
-	dir := newRepo(t)
-	writeFiles(t, dir, map[string]string{"src/server/deep/Main.server.lua": "print(1)\n"})
-	commitAll(t, dir, "first")
-	wt := filepath.Join(t.TempDir(), "wt")
-	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
-	plain := t.TempDir()
-	noHead := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(noHead, ".git", "objects"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	badFile := t.TempDir()
-	if err := os.WriteFile(filepath.Join(badFile, ".git"), []byte("gitdir: ../nowhere\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, from := range []string{
-		dir, filepath.Join(dir, "src", "server", "deep"), filepath.Join(dir, "src", "server", "deep", "Main.server.lua"),
-		filepath.Join(wt, "src", "server"), wt, plain, filepath.Join(plain, "missing"), noHead, badFile,
-	} {
-		want := ""
-		if r, err := Discover(from); err == nil {
-			want = r.Root()
-		}
-		if got := WorkTreeRoot(from); got != want {
-			t.Errorf("WorkTreeRoot(%s) = %q, Discover finds %q", from, got, want)
-		}
-	}
-	if WorkTreeRoot(dir) == "" || WorkTreeRoot(wt) == "" {
-		t.Errorf("no work tree found for the repository or its linked work tree")
-	}
-}

@@ -18,7 +18,13 @@ func (a *app) locate(c *cli.Command) (*project.Location, error) {
 	return project.Locate(a.cwd, c.String("project"), repoRoot)
 }
 
-func repoRoot(dir string) string { return gitblob.WorkTreeRoot(dir) }
+func repoRoot(dir string) string {
+	r, err := gitblob.Discover(dir)
+	if err != nil {
+		return ""
+	}
+	return r.Root()
+}
 
 func (a *app) loadProject(c *cli.Command) (*project.Location, *project.Project, error) {
 	loc, err := a.locate(c)
