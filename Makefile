@@ -8,7 +8,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 export SOURCE_DATE_EPOCH
 
 # Studio runs on Windows and macOS, where no test runs: CI compiles and vets for them.
-CROSS_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64
+CROSS_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/386
 
 .PHONY: all build deps deps-go deps-plugin e2e-deps demo test test-go test-plugin vet cross release bench bench-e2e fuzz faults
 

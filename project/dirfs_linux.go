@@ -36,7 +36,7 @@ func (f *osFS) readStat(name string) ([]byte, fileStat, bool, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, fileStat{}, false, nil
 	}
-	fst := fileStat{size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, mode: uint32(regularMode(uint32(st.Mode))), ino: uint64(st.Ino)}
+	fst := fileStat{size: st.Size, mtime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), mode: uint32(regularMode(uint32(st.Mode))), ino: uint64(st.Ino)}
 	// One byte more than the size: a read that stops short of it at the size
 	// has met the end.
 	buf := make([]byte, st.Size+1)
