@@ -13,6 +13,9 @@ import (
 // again to compact it. Each value is checked to be one JSON value, cheaply for a
 // string (a Source), and copied as it is.
 func EncodeOps(ops []Op) ([]byte, error) {
+	if ops == nil {
+		return []byte("null"), nil
+	}
 	size := 2
 	for i := range ops {
 		size += 64 + valuesSize(ops[i].Set)
@@ -140,7 +143,9 @@ func appendValues(b []byte, v Values) ([]byte, error) {
 			b = append(b, ',')
 		}
 		raw := v[k]
-		if !validValue(raw) {
+		if raw == nil {
+			raw = json.RawMessage("null") // as json.Marshal writes a nil RawMessage
+		} else if !validValue(raw) {
 			return nil, fmt.Errorf("value of %q is not JSON", k)
 		}
 		b = appendString(b, k)

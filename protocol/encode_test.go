@@ -92,6 +92,29 @@ func TestEncodeOps(t *testing.T) {
 	}
 }
 
+// TestEncodeOpsEdges: no ops, a nil value and empty encoded ops are what json.Marshal
+// makes of them.
+func TestEncodeOpsEdges(t *testing.T) {
+	for _, ops := range [][]Op{nil, {}, {{Op: OpEdit, Handle: "h", Set: Values{"Source": nil}}}} {
+		got, err := EncodeOps(ops)
+		if err != nil {
+			t.Fatalf("EncodeOps(%v): %v", ops, err)
+		}
+		want, _ := json.Marshal(ops)
+		if string(got) != string(want) {
+			t.Errorf("EncodeOps(%#v) = %s, json.Marshal gives %s", ops, got, want)
+		}
+	}
+	p := ApplyParams{TxID: "tx", Ops: []Op{{Op: OpRemove, Handle: "h"}}, OpsJSON: json.RawMessage{}}
+	got, err := p.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(p); string(got) != string(want) {
+		t.Errorf("AppendJSON with empty OpsJSON = %s, json.Marshal gives %s", got, want)
+	}
+}
+
 // TestEncodeOpsRefusesBadValues: a value that is not one JSON value is an error, as
 // json.Marshal makes it.
 func TestEncodeOpsRefusesBadValues(t *testing.T) {

@@ -128,6 +128,9 @@ type ApplyParams struct {
 // with EncodeOps unless OpsJSON holds them.
 func (p ApplyParams) AppendJSON(b []byte) ([]byte, error) {
 	ops := p.OpsJSON
+	if len(ops) == 0 {
+		ops = nil
+	}
 	if ops == nil && p.Ops != nil {
 		var err error
 		if ops, err = EncodeOps(p.Ops); err != nil {
