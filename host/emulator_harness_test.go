@@ -25,6 +25,13 @@ import (
 // HEAD, changed by mutate.
 func startEmulated(t testing.TB, files map[string]string, mutate func(*host.PlaceFile)) *emuEnv {
 	t.Helper()
+	return startEmulatedAs(t, files, mutate, false)
+}
+
+// startEmulatedAs is startEmulated with the place file written packed (as serve
+// --emulate writes it) or as JSON.
+func startEmulatedAs(t testing.TB, files map[string]string, mutate func(*host.PlaceFile), packed bool) *emuEnv {
+	t.Helper()
 	pluginDir := emulatorPluginDir(t)
 	dir, loc, h := startHost(t, files)
 	pf, err := h.InitialPlace()
@@ -34,8 +41,11 @@ func startEmulated(t testing.TB, files map[string]string, mutate func(*host.Plac
 	if mutate != nil {
 		mutate(pf)
 	}
-	placePath := filepath.Join(t.TempDir(), "place.json")
-	if err := host.WritePlace(placePath, pf); err != nil {
+	placePath, write := filepath.Join(t.TempDir(), "place.json"), host.WritePlace
+	if packed {
+		placePath, write = filepath.Join(t.TempDir(), "place"+host.PackedPlaceExt), host.WritePackedPlace
+	}
+	if err := write(placePath, pf); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -145,26 +145,10 @@ func TestPackedPlaceIsItsJSON(t *testing.T) {
 // --emulate writes) holds the project at HEAD, so the first plan is empty, and a
 // script's Source read in Studio is the disk's.
 func TestEmulatorLoadsPackedPlace(t *testing.T) {
-	pluginDir := emulatorPluginDir(t)
-	dir, _, h := startHost(t, deltaProject)
-	pf, err := h.InitialPlace()
-	if err != nil {
-		t.Fatal(err)
-	}
-	placePath := filepath.Join(t.TempDir(), "place"+host.PackedPlaceExt)
-	if err := host.WritePackedPlace(placePath, pf); err != nil {
-		t.Fatal(err)
-	}
+	e := startEmulatedAs(t, deltaProject, nil, true)
+	dir, h := e.dir, e.host
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emu.Stop()
-	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
 	p, err := h.Plan(ctx, host.PlanRequest{})
 	if err != nil {
 		t.Fatal(err)
