@@ -309,6 +309,37 @@ func plainJSONString(p []byte) (string, bool) {
 	return string(out), true
 }
 
+// ValidStringBody reports whether body is the inside of a JSON string literal:
+// UTF-8, no control character, no unescaped quote, and only JSON's escapes (a
+// surrogate escape included).
+func ValidStringBody(body []byte) bool {
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '"' || c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(body) {
+				return false
+			}
+			switch body[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+6 > len(body) {
+					return false
+				}
+				if _, ok := hex4(body[i+2 : i+6]); !ok {
+					return false
+				}
+				i += 5
+			default:
+				return false
+			}
+		}
+	}
+	return utf8.Valid(body)
+}
+
 // hex4 reads four hex digits.
 func hex4(b []byte) (rune, bool) {
 	var r rune

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/atlas-rbx/atlas/dom"
 )
 
 // EncodeOps returns the JSON of ops, which json.Unmarshal reads back as it reads
@@ -49,21 +51,21 @@ func valuesSize(v Values) int {
 func appendOp(b []byte, op *Op) ([]byte, error) {
 	var err error
 	b = append(b, `{"op":`...)
-	b = appendString(b, string(op.Op))
+	b = AppendString(b, string(op.Op))
 	if op.Handle != "" {
 		b = append(b, `,"handle":`...)
-		b = appendString(b, op.Handle)
+		b = AppendString(b, op.Handle)
 	}
 	if op.Parent != "" {
 		b = append(b, `,"parent":`...)
-		b = appendString(b, op.Parent)
+		b = AppendString(b, op.Parent)
 	}
 	if e := op.Expect; e != nil {
 		b = append(b, `,"expect":{`...)
 		first := true
 		if e.SourceSha1 != "" {
 			b = append(b, `"sourceSha1":`...)
-			b = appendString(b, e.SourceSha1)
+			b = AppendString(b, e.SourceSha1)
 			first = false
 		}
 		if len(e.Properties) > 0 {
@@ -91,7 +93,7 @@ func appendOp(b []byte, op *Op) ([]byte, error) {
 	}
 	if op.ChangeID != "" {
 		b = append(b, `,"changeId":`...)
-		b = appendString(b, op.ChangeID)
+		b = AppendString(b, op.ChangeID)
 	}
 	return append(b, '}'), nil
 }
@@ -101,9 +103,9 @@ func appendNewInstance(b []byte, n *NewInstance) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	b = append(b, `{"name":`...)
-	b = appendString(b, n.Name)
+	b = AppendString(b, n.Name)
 	b = append(b, `,"className":`...)
-	b = appendString(b, n.ClassName)
+	b = AppendString(b, n.ClassName)
 	b = append(b, `,"properties":`...)
 	var err error
 	if b, err = appendValues(b, n.Properties); err != nil {
@@ -148,15 +150,12 @@ func appendValues(b []byte, v Values) ([]byte, error) {
 		} else if !validValue(raw) {
 			return nil, fmt.Errorf("value of %q is not JSON", k)
 		}
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, raw...)
 	}
 	return append(b, '}'), nil
 }
-
-// appendString appends s as a JSON string, as json.Marshal writes it.
-func appendString(b []byte, s string) []byte { return AppendString(b, s) }
 
 // AppendString appends s as a JSON string, byte for byte as json.Marshal writes it
 // (HTML characters and U+2028, U+2029 escaped too), in one pass over s.
@@ -212,7 +211,7 @@ func AppendString(b []byte, s string) []byte {
 // {"String":"…"} (a Source) is checked in one pass, anything else (or a string the
 // pass does not take) by encoding/json.
 func validValue(raw []byte) bool {
-	if body, ok := taggedStringBody(raw); ok && validStringBody(body) {
+	if body, ok := taggedStringBody(raw); ok && dom.ValidStringBody(body) {
 		return true
 	}
 	return json.Valid(raw)
@@ -232,36 +231,4 @@ func taggedStringBody(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return raw[i+3 : len(raw)-2], true
-}
-
-// validStringBody reports whether body is the inside of a JSON string: UTF-8, no
-// control character, no unescaped quote, and only JSON's escapes.
-func validStringBody(body []byte) bool {
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c == '"' || c < 0x20:
-			return false
-		case c == '\\':
-			if i+1 >= len(body) {
-				return false
-			}
-			switch body[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+5 >= len(body) {
-					return false
-				}
-				for _, h := range body[i+2 : i+6] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return false
-					}
-				}
-				i += 5
-			default:
-				return false
-			}
-		}
-	}
-	return utf8.Valid(body)
 }

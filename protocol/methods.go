@@ -138,7 +138,7 @@ func (p ApplyParams) AppendJSON(b []byte) ([]byte, error) {
 		}
 	}
 	b = append(b, `{"txId":`...)
-	b = appendString(b, p.TxID)
+	b = AppendString(b, p.TxID)
 	b = append(b, `,"ops":`...)
 	if ops == nil {
 		b = append(b, "null"...)
