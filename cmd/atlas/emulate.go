@@ -39,8 +39,8 @@ func (a *app) studioEmulateCommand() *cli.Command {
 				return errcode.New(errcode.Usage, "--session-id %q: want 32 hex digits", session).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
 			review := c.String("review")
-			if review != "accept" && review != "abort" && review != "none" {
-				return errcode.New(errcode.Usage, "--review %q: want accept, abort or none", review).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+			if err := checkReview(review); err != nil {
+				return err
 			}
 			loc, stateDir, err := a.project(c)
 			if err != nil {

@@ -27,6 +27,9 @@ func (a *app) mcpCommand() *cli.Command {
 		Action: a.action("mcp", func(ctx context.Context, c *cli.Command) error {
 			// stdout carries JSON-RPC only: everything else goes to stderr.
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			if err := checkReview(c.String("review")); err != nil {
+				return err
+			}
 			loc, stateDir, err := a.project(c)
 			if err != nil {
 				return err

@@ -23,6 +23,16 @@ var (
 	reviewFlag = &cli.StringFlag{Name: "review", Value: "accept", Usage: "with --emulate: how the emulated person answers reviews (accept, abort, none)"}
 )
 
+// checkReview refuses a --review the emulator would not take, before anything
+// starts (the emulator itself would only exit once the host is up).
+func checkReview(review string) error {
+	switch review {
+	case "accept", "abort", "none":
+		return nil
+	}
+	return errcode.New(errcode.Usage, "--review %q: want accept, abort or none", review).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
+}
+
 func (a *app) serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
@@ -35,6 +45,9 @@ func (a *app) serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Usage: "log every structured record, debug ones too"},
 		},
 		Action: a.action("serve", func(ctx context.Context, c *cli.Command) error {
+			if err := checkReview(c.String("review")); err != nil {
+				return err
+			}
 			loc, stateDir, err := a.project(c)
 			if err != nil {
 				return err
