@@ -340,21 +340,42 @@ func ValidStringBody(body []byte) bool {
 	return utf8.Valid(body)
 }
 
+// IsHex32 reports whether s is 32 hex digits, in either case: a Ref, a UniqueId, a
+// plugin's session id.
+func IsHex32(s string) bool { return len(s) == 32 && IsHex(s) }
+
+// IsHex reports whether every byte of s is a hex digit, in either case.
+func IsHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if _, ok := hexDigit(s[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// hexDigit is the value of one hex digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
 // hex4 reads four hex digits.
 func hex4(b []byte) (rune, bool) {
 	var r rune
 	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
+		d, ok := hexDigit(c)
+		if !ok {
 			return 0, false
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(d)
 	}
 	return r, true
 }

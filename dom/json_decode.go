@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 func truncate(b []byte) string {
@@ -119,12 +119,25 @@ func (m *mat3) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var intRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isInteger reports whether s is a JSON integer with no fraction or exponent:
+// an optional minus, then 0 or digits without a leading zero.
+func isInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || s[0] == '0' && len(s) > 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // integer parses a JSON integer written without fraction or exponent, within [min, max].
 func integer(raw json.RawMessage, min, max int64) (int64, error) {
 	s := string(bytes.TrimSpace(raw))
-	if !intRe.MatchString(s) {
+	if !isInteger(s) {
 		return 0, fmt.Errorf("%s is not an integer", s)
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -136,7 +149,7 @@ func integer(raw json.RawMessage, min, max int64) (int64, error) {
 
 func unsigned(raw json.RawMessage, max uint64) (uint64, error) {
 	s := string(bytes.TrimSpace(raw))
-	if !intRe.MatchString(s) || s[0] == '-' {
+	if !isInteger(s) || s[0] == '-' {
 		return 0, fmt.Errorf("%s is not a non-negative integer", s)
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
@@ -261,8 +274,6 @@ func decodeBase64(body json.RawMessage) ([]byte, error) {
 	}
 	return base64.StdEncoding.DecodeString(s)
 }
-
-var hex32 = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 
 // FontWeights are the names a Font's weight may have.
 var FontWeights = []string{"Thin", "ExtraLight", "Light", "Regular", "Medium", "SemiBold", "Bold", "ExtraBold", "Heavy"}
@@ -567,7 +578,7 @@ func init() {
 		if err := strict(b, &s); err != nil {
 			return nil, err
 		}
-		if !hex32.MatchString(s) {
+		if !IsHex32(s) {
 			return nil, errors.New("want 32 hex digits")
 		}
 		return Ref(lower(s)), nil
@@ -577,7 +588,7 @@ func init() {
 		if err := strict(b, &s); err != nil {
 			return nil, err
 		}
-		if !hex32.MatchString(s) {
+		if !IsHex32(s) {
 			return nil, errors.New("want 32 hex digits")
 		}
 		return UniqueId(lower(s)), nil

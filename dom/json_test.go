@@ -3,6 +3,8 @@ package dom
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -706,6 +708,38 @@ func BenchmarkUnmarshalSource(b *testing.B) {
 		v, err := Unmarshal(data)
 		if err != nil || string(v.(String)) != src.String() {
 			b.Fatalf("Unmarshal = %v, %v", v, err)
+		}
+	}
+}
+
+// isInteger and IsHex32 replace two regular expressions (compiled at every start of
+// the binary); they accept exactly what the expressions did.
+func TestIntegerAndHexChecks(t *testing.T) {
+	intRe := regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	hexRe := regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+	ints := []string{"", "-", "0", "-0", "00", "01", "-01", "7", "-7", "10", "1e3", "1.0", "--1", "+1", " 1", "1 ", "9223372036854775808", "١"}
+	hexes := []string{"", "0123456789abcdefABCDEF0123456789", "0123456789abcdefABCDEF012345678", "0123456789abcdefABCDEF01234567890",
+		"0123456789abcdefABCDEF012345678g", "0123456789abcdefABCDEF012345678 ", strings.Repeat("f", 32), strings.Repeat("é", 16)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(n int, alphabet string) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 5000 {
+		ints = append(ints, pick(rng.IntN(6), "0123456789-.e+ "))
+		hexes = append(hexes, pick(30+rng.IntN(5), "0123456789abcdefABCDEF0123456789abcdefABCDEFgG -"))
+	}
+	for _, s := range ints {
+		if got, want := isInteger(s), intRe.MatchString(s); got != want {
+			t.Errorf("isInteger(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for _, s := range hexes {
+		if got, want := IsHex32(s), hexRe.MatchString(s); got != want {
+			t.Errorf("IsHex32(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

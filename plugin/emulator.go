@@ -187,12 +187,15 @@ func EmulatorDir(getenv func(string) string) (string, error) {
 }
 
 // npmFile matches the npm/ files: a package's tarball, or a licence to put beside it.
-var npmFile = regexp.MustCompile(`^(.+)-(\d+\.\d+\.\d+)\.(tgz|LICENSE.*)$`)
+// Compiled on first use: every command of the binary starts through this package.
+var npmFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+)-(\d+\.\d+\.\d+)\.(tgz|LICENSE.*)$`)
+})
 
 // NPMFile splits a file name of npm/ into its package, version and kind ("tgz" or a
 // licence file's name).
 func NPMFile(name string) (pkg, version, kind string, ok bool) {
-	m := npmFile.FindStringSubmatch(name)
+	m := npmFile().FindStringSubmatch(name)
 	if m == nil {
 		return "", "", "", false
 	}

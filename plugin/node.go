@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atlas-rbx/atlas/errcode"
@@ -20,11 +21,12 @@ const MinNodeMajor = 20
 var installNode = "install Node.js " + strconv.Itoa(MinNodeMajor) + " or later (https://nodejs.org/en/download, or 'brew install node' on macOS, " +
 	"'winget install OpenJS.NodeJS.LTS' on Windows), make sure 'node' is on PATH, and run the command again"
 
-var nodeVersion = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
+// nodeVersion is compiled on first use, like npmFile.
+var nodeVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`) })
 
 // NodeMajor reads the major version from `node --version` output ("v20.11.1").
 func NodeMajor(version string) (int, bool) {
-	m := nodeVersion.FindStringSubmatch(strings.TrimSpace(version))
+	m := nodeVersion().FindStringSubmatch(strings.TrimSpace(version))
 	if m == nil {
 		return 0, false
 	}

@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/plugin"
 )
-
-var sessionIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 
 // studioEmulateCommand runs the Studio emulator on its own, as a separate Studio: it
 // connects to whatever host listens on --port, outlives that host, and its plugin
@@ -35,7 +33,7 @@ func (a *app) studioEmulateCommand() *cli.Command {
 				return errcode.New(errcode.Usage, "--port %d: want the host's port, 1 to 65535", port).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
 			session := c.String("session-id")
-			if session != "" && !sessionIDPattern.MatchString(session) {
+			if session != "" && !dom.IsHex32(session) {
 				return errcode.New(errcode.Usage, "--session-id %q: want 32 hex digits", session).Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
 			review := c.String("review")

@@ -289,7 +289,7 @@ func (d *decoder) value(n *node) (dom.Value, error) {
 		u, err := strconv.ParseUint(trimmed, 10, 64)
 		return dom.SecurityCapabilities(u), numErr(err, trimmed, "SecurityCapabilities")
 	case "UniqueId":
-		if len(trimmed) != 32 || !isHex(trimmed) {
+		if !dom.IsHex32(trimmed) {
 			return nil, fmt.Errorf("UniqueId %q is not 32 hex digits", trimmed)
 		}
 		return dom.UniqueId(strings.ToLower(trimmed)), nil
@@ -483,15 +483,6 @@ func numErr(err error, text, what string) error {
 	return fmt.Errorf("%q is not a valid %s", text, what)
 }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
 
 // child returns n's child element named tag, matching case only when no child
 // matches exactly (some old files vary the case of component names).

@@ -261,7 +261,7 @@ func (w propWriter) value(p FileProp) error {
 	case dom.SecurityCapabilities:
 		w.text("SecurityCapabilities", name, strconv.FormatUint(uint64(v), 10))
 	case dom.UniqueId:
-		if len(v) != 32 || !isHex(string(v)) {
+		if !dom.IsHex32(string(v)) {
 			return fmt.Errorf("UniqueId %q is not 32 hex digits", string(v))
 		}
 		w.text("UniqueId", name, strings.ToLower(string(v)))
