@@ -45,27 +45,26 @@ func (a *app) project(c *cli.Command) (*project.Location, string, error) {
 	return loc, dir, nil
 }
 
-// client connects to the running host of the project the command stands in.
-func (a *app) client(c *cli.Command) (*host.Client, *project.Location, error) {
-	loc, dir, err := a.project(c)
+// client connects to the running host of the project the command stands in. A host
+// is found by its project file alone, so the git work tree is not looked up: opening
+// the repository is most of a short command's own work.
+func (a *app) client(c *cli.Command) (*host.Client, error) {
+	loc, err := project.Locate(a.cwd, c.String("project"), nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cl, err := host.Dial(dir, loc.File)
+	dir, err := a.stateDir()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return cl, loc, nil
+	return host.Dial(dir, loc.File)
 }
 
 // engine is the engine of a CLI command: the project's running host, found on
 // first use, so that a command checks its flags before it looks for a host. On a
 // terminal (and without --json) a spinner shows while a call waits.
 func (a *app) engine(c *cli.Command) *dialer {
-	d := &dialer{dial: func() (*host.Client, error) {
-		cl, _, err := a.client(c)
-		return cl, err
-	}}
+	d := &dialer{dial: func() (*host.Client, error) { return a.client(c) }}
 	if a.io.progressEnabled() && !a.jsonMode {
 		d.progress = newSpinner(a.io.ErrOut)
 	}
