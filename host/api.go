@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/subtle"
@@ -207,7 +208,6 @@ func loopbackHost(hostport string) bool {
 type Client struct {
 	reg    *Registration
 	secret string
-	http   *http.Client
 }
 
 // Dial finds the running host of a project through the state dir.
@@ -231,7 +231,7 @@ func Dial(stateDir, projectFile string) (*Client, error) {
 	if err != nil {
 		return nil, noHost(err.Error())
 	}
-	return &Client{reg: reg, secret: secret, http: &http.Client{}}, nil
+	return &Client{reg: reg, secret: secret}, nil
 }
 
 // Registration is the host's registration.
@@ -248,7 +248,7 @@ func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string
 	}
 	hr.Header.Set("Authorization", "Bearer "+c.secret)
 	hr.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(hr)
+	resp, err := roundTrip(ctx, hr)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+c.reg.URL).
 			Reason(errcode.ReasonNoHost, errcode.NextStartHost)
@@ -283,6 +283,62 @@ func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string
 		}
 	}
 	return env.Warnings, nil
+}
+
+// roundTrip sends one request on a connection of its own, closed with the answer's
+// body. A CLI command makes one call; net/http's Transport would pass it between
+// three goroutines (dial, write, read), about 0.9 ms of a 10 ms `atlas sync plan` on
+// two busy cores. The host is on loopback, so a connection per call costs little,
+// and no proxy applies. Cancelling ctx ends a call at any point, as with net/http.
+func roundTrip(ctx context.Context, hr *http.Request) (*http.Response, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", hr.URL.Host)
+	if err != nil {
+		return nil, err
+	}
+	// A deadline in the past makes the connection's pending and later reads and
+	// writes fail at once.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		_ = conn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	hr.Close = true
+	if err := hr.Write(conn); err != nil {
+		return fail(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), hr)
+	if err != nil {
+		return fail(err)
+	}
+	resp.Body = &connBody{ReadCloser: resp.Body, ctx: ctx, conn: conn, stop: stop}
+	return resp, nil
+}
+
+// connBody is an answer's body; closing it closes its connection.
+type connBody struct {
+	io.ReadCloser
+	ctx  context.Context
+	conn net.Conn
+	stop func() bool
+}
+
+func (b *connBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() != nil {
+		err = b.ctx.Err()
+	}
+	return n, err
+}
+
+func (b *connBody) Close() error {
+	b.stop()
+	_ = b.ReadCloser.Close()
+	return b.conn.Close()
 }
 
 func (c *Client) Status(ctx context.Context) (*StatusData, error) {
