@@ -35,9 +35,11 @@ e2e-deps:
 	cd e2e/node && npm ci --no-audit --no-fund
 	cd e2e && PATH="$(E2E_NODE_BIN):$$PATH" npm ci --no-audit --no-fund
 
+# Static, as the release archives are (CGO_ENABLED=0): a binary linked against libc
+# starts about 1 ms slower, a tenth of a small command's time.
 build:
 	@echo "==> go build -o atlas ./cmd/atlas (the first build downloads and compiles the dependencies: a minute or two)"
-	$(GO) build -o atlas ./cmd/atlas
+	CGO_ENABLED=0 $(GO) build -o atlas ./cmd/atlas
 
 # Runs Atlas's main job end to end: a real host, the real Luau plugin in the
 # Studio emulator, a git repo, plan → token → apply.

@@ -39,7 +39,10 @@ func run(sizes []string, runs, cycles int, bin string, out io.Writer) error {
 	defer os.RemoveAll(work)
 	if bin == "" {
 		bin = filepath.Join(work, "atlas")
-		if b, err := exec.Command("go", "build", "-o", bin, "./cmd/atlas").CombinedOutput(); err != nil {
+		// Built as the release archives are: static (CGO_ENABLED=0) and -trimpath.
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/atlas")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("build atlas (run from the repository's root): %v\n%s", err, b)
 		}
 	}
