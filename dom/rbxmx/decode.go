@@ -483,7 +483,6 @@ func numErr(err error, text, what string) error {
 	return fmt.Errorf("%q is not a valid %s", text, what)
 }
 
-
 // child returns n's child element named tag, matching case only when no child
 // matches exactly (some old files vary the case of component names).
 func child(n *node, tag string) *node {
