@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -52,6 +53,13 @@ func (a *app) run(ctx context.Context, args []string) int {
 	a.io = systemStreams(a.stdin, a.stdout, a.stderr, a.getenv)
 	a.io.noColor = a.io.noColor || slices.Contains(args[1:], "--no-color")
 	root := a.rootCommand()
+	cmds, ok := commandsFor(root.Commands, args)
+	if !ok {
+		a.fail("atlas", errcode.New(errcode.Usage, "unknown command %q; 'atlas --help' lists the commands", args[1]).
+			Reason(errcode.ReasonUsage, errcode.NextFixRequest))
+		return exitError
+	}
+	root.Commands = cmds
 	setUsageErrors(root)
 	if a.jsonMode {
 		// Help and usage text must not reach stdout when it carries JSON.
@@ -67,6 +75,22 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitError
 	}
 	return a.exitCode
+}
+
+// commandsFor is the commands a run needs: when args name a command first, only that
+// one; else (a flag first, or help) all of them. urfave/cli sets up every command it
+// is given before it runs one, about 1 ms of CPU of a 10 ms command. A first
+// argument that is neither is not ok: urfave/cli would take it for a help topic.
+func commandsFor(all []*cli.Command, args []string) ([]*cli.Command, bool) {
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") || args[1] == "help" || args[1] == "h" {
+		return all, true
+	}
+	for _, c := range all {
+		if c.Name == args[1] || slices.Contains(c.Aliases, args[1]) {
+			return []*cli.Command{c}, true
+		}
+	}
+	return nil, false
 }
 
 // setUsageErrors makes every command report flag errors as usage errors (E_USAGE).
