@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"time"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/plan"
@@ -100,3 +101,6 @@ func (h *Host) BaseSources() map[project.BaseSource]int {
 	defer h.disk.loadMu.Unlock()
 	return maps.Clone(h.disk.bases)
 }
+
+// SetTrimDelay sets how long the host waits, idle, before it gives memory back.
+func (h *Host) SetTrimDelay(d time.Duration) { h.trim.delay = d }

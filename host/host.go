@@ -77,9 +77,11 @@ type Host struct {
 	// memo carries each plan's comparisons of unchanged subtrees to the next.
 	memo   *plan.Memo
 	places *places
-	fold   caseFolding
-	execs  execTurns
-	ids    queriedIDs
+	// trim gives back the memory a plan or an apply freed, once the host is idle.
+	trim  *trimmer
+	fold  caseFolding
+	execs execTurns
+	ids   queriedIDs
 
 	// ctx is the host's lifetime, set by Start and cancelled by Close: the work the
 	// host does on its own (recovery, prewarm) runs under it.
@@ -102,7 +104,7 @@ func New(opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, turn: newTurn(),
 		studio: newStudioCache(), bases: &baseLoader{loc: opts.Location}, plans: &planCache{},
-		memo: &plan.Memo{}}
+		memo: &plan.Memo{}, trim: newTrimmer(opts.Logger)}
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
@@ -198,6 +200,7 @@ func (h *Host) Close() error {
 		if h.cancel != nil {
 			h.cancel()
 		}
+		h.trim.close()
 		h.disk.close()
 		h.bridge.Close()
 		if h.srv != nil {

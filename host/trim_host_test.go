@@ -1,0 +1,81 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// lockedBuffer is a log that goroutines write while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A plan (here one that finds no Studio) is activity: once the host has been idle
+// for the delay after it, the memory the process freed goes back to the system.
+func TestIdleHostReturnsMemory(t *testing.T) {
+	dir := hosttest.Repo(t, map[string]string{
+		"default.project.json": `{"name": "P", "tree": {"$className": "DataModel"}}`,
+	})
+	loc, err := project.Locate(dir, "", func(string) string { return dir })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	h, err := host.New(host.Options{Location: loc, StateDir: t.TempDir(), Version: "test",
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.SetTrimDelay(50 * time.Millisecond)
+
+	// A live heap of 64 MB, as a big project's trees are, lets Go keep about as much
+	// again when it is freed: 64 MB is, as a big plan or apply frees it.
+	live := alloc(64)
+	runtime.GC()
+	alloc(64)
+	defer runtime.KeepAlive(live)
+	if _, err := h.Plan(context.Background(), host.PlanRequest{}); err == nil {
+		t.Fatal("plan without Studio succeeded")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), "memory returned to the system"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no memory returned 10 s after the plan; log:\n%s", log.String())
+		}
+	}
+}
+
+// alloc allocates n MB in 1 MB blocks.
+func alloc(n int) [][]byte {
+	b := make([][]byte, n)
+	for i := range b {
+		b[i] = make([]byte, 1<<20)
+	}
+	return b
+}
