@@ -14,9 +14,11 @@ const trimDelay = 2 * time.Second
 
 // trimmer gives the memory a burst of work freed back to the system once the host
 // has been idle for a moment. Go keeps freed heap for reuse (up to about twice the
-// live heap) and returns it slowly: after an apply of 1,000 scripts of a 10k project
-// the host held 310 MB for 142 MB live. The host is a background process that is
-// mostly idle, so holding it buys little.
+// live heap) and returns it slowly: after applies of 1,000 scripts of a 10k project
+// and the plans between them the host held 300 MB for about 170 MB live. The host is a
+// background process that is mostly idle, so holding it buys little. A plan that
+// decoded a whole snapshot or disk, and a big apply, give their garbage back at once
+// (compute, Apply); the trimmer is for the rest, such as many small plans and applies.
 //
 // A trim is a forced garbage collection, which costs CPU in proportion to the live
 // heap, so it runs only when the memory held beyond the live heap is worth it.
