@@ -59,30 +59,30 @@ func (t *trimmer) close() {
 	}
 }
 
-// heapHeld is what the heap holds from the system (live and dead objects, unused
-// parts of spans, free spans not yet returned) and the live heap after the last
-// collection.
+// heapHeld is what the heap holds from the system that a collection may free and
+// give back (live and dead objects, free spans not yet returned), and the live heap
+// after the last collection. The unused parts of spans that hold live objects are left
+// out: a collection cannot give those back.
 func heapHeld() (held, live uint64) {
 	s := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
 		{Name: "/gc/heap/live:bytes"},
 	}
 	metrics.Read(s)
-	for _, m := range s[:3] {
+	for _, m := range s[:2] {
 		if m.Value.Kind() == metrics.KindUint64 {
 			held += m.Value.Uint64()
 		}
 	}
-	if s[3].Value.Kind() == metrics.KindUint64 {
-		live = s[3].Value.Uint64()
+	if s[2].Value.Kind() == metrics.KindUint64 {
+		live = s[2].Value.Uint64()
 	}
 	return held, live
 }
 
 // worthTrimming reports whether the heap holds enough beyond its live part to
-// collect and return: 32 MiB and a quarter of the live heap.
+// collect and give back: 32 MiB and a quarter of the live heap.
 func worthTrimming(held, live uint64) bool {
 	extra := held - min(held, live)
 	return extra >= 32<<20 && extra >= live/4
