@@ -1,12 +1,10 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +12,6 @@ import (
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/project"
 )
-
-// lockedBuffer is a log that goroutines write while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A plan (here one that finds no Studio) is activity: once the host has been idle
 // for the delay after it, the memory the process freed goes back to the system.
@@ -43,7 +23,7 @@ func TestIdleHostReturnsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log lockedBuffer
+	var log hosttest.SyncBuffer
 	h, err := host.New(host.Options{Location: loc, StateDir: t.TempDir(), Version: "test",
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {

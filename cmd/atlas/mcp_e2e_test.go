@@ -166,22 +166,7 @@ func envValue(env []string, key string) string {
 }
 
 // syncBuffer is a bytes.Buffer that a process may write while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = hosttest.SyncBuffer
 
 // startServe runs `atlas serve --port 0 --emulate` in dir until the test ends and
 // waits until the emulated Studio is connected.

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -160,28 +159,17 @@ func (p *proj) client() *host.Client {
 type proc struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
-	mu     sync.Mutex
-	stderr bytes.Buffer
+	stderr hosttest.SyncBuffer
 	err    error
 }
 
-func (pr *proc) Write(b []byte) (int, error) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.stderr.Write(b)
-}
-
-func (pr *proc) output() string {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.stderr.String()
-}
+func (pr *proc) output() string { return pr.stderr.String() }
 
 func start(t *testing.T, dir string, env []string, name string, args ...string) *proc {
 	t.Helper()
 	pr := &proc{cmd: exec.Command(name, args...), done: make(chan struct{})}
 	pr.cmd.Dir, pr.cmd.Env = dir, env
-	pr.cmd.Stderr = pr
+	pr.cmd.Stderr = &pr.stderr
 	if err := pr.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
