@@ -354,6 +354,14 @@ func (c *Client) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	return &d, err
 }
 
+// PlanJSON is Plan with the plan as the host encoded it, for a caller that passes it
+// on as it is (the CLI's --json) rather than reads it.
+func (c *Client) PlanJSON(ctx context.Context, req PlanRequest) (json.RawMessage, []string, error) {
+	var raw json.RawMessage
+	w, err := c.call(ctx, callPlan.route, req, &raw)
+	return raw, w, err
+}
+
 func (c *Client) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
 	var d ApplyData
 	_, err := c.call(ctx, callApply.route, req, &d)

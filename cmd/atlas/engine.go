@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -115,6 +116,16 @@ func (d *dialer) Status(ctx context.Context) (*host.StatusData, error) {
 
 func (d *dialer) Plan(ctx context.Context, req host.PlanRequest) (*host.PlanData, error) {
 	return call(d, "planning: reading disk and Studio", func(cl *host.Client) (*host.PlanData, error) { return cl.Plan(ctx, req) })
+}
+
+func (d *dialer) PlanJSON(ctx context.Context, req host.PlanRequest) (json.RawMessage, []string, error) {
+	var warnings []string
+	raw, err := call(d, "planning: reading disk and Studio", func(cl *host.Client) (json.RawMessage, error) {
+		raw, w, err := cl.PlanJSON(ctx, req)
+		warnings = w
+		return raw, err
+	})
+	return raw, warnings, err
 }
 
 func (d *dialer) Apply(ctx context.Context, req host.ApplyRequest) (*host.ApplyData, error) {

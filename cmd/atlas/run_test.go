@@ -65,6 +65,15 @@ func (f *fakeEngine) Plan(_ context.Context, req host.PlanRequest) (*host.PlanDa
 	return f.plan(len(f.plans), req)
 }
 
+func (f *fakeEngine) PlanJSON(ctx context.Context, req host.PlanRequest) (json.RawMessage, []string, error) {
+	d, err := f.Plan(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(d)
+	return raw, d.Warnings, err
+}
+
 func (f *fakeEngine) Apply(_ context.Context, req host.ApplyRequest) (*host.ApplyData, error) {
 	f.applies = append(f.applies, req)
 	if f.apply == nil {
