@@ -342,10 +342,10 @@ func ValidStringBody(body []byte) bool {
 
 // IsHex32 reports whether s is 32 hex digits, in either case: a Ref, a UniqueId, a
 // plugin's session id.
-func IsHex32(s string) bool { return len(s) == 32 && IsHex(s) }
+func IsHex32(s string) bool { return len(s) == 32 && isHex(s) }
 
-// IsHex reports whether every byte of s is a hex digit, in either case.
-func IsHex(s string) bool {
+// isHex reports whether every byte of s is a hex digit, in either case.
+func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if _, ok := hexDigit(s[i]); !ok {
 			return false

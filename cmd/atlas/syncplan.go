@@ -75,8 +75,9 @@ func runPlanJSON(ctx context.Context, opts *planOptions, eng planner, req host.P
 	if err != nil {
 		return exitError, err
 	}
-	opts.IO.emit(true, host.CommandPlan, raw, warnings, nil)
+	code := exitOK
 	if opts.DetailedExitCode {
+		// Decoded before anything is printed: a failure prints one envelope only.
 		var p struct {
 			Changes []json.RawMessage `json:"changes"`
 		}
@@ -84,10 +85,11 @@ func runPlanJSON(ctx context.Context, opts *planOptions, eng planner, req host.P
 			return exitError, errcode.Wrap(errcode.Internal, err, "decode host data")
 		}
 		if len(p.Changes) > 0 {
-			return exitChanges, nil
+			code = exitChanges
 		}
 	}
-	return exitOK, nil
+	opts.IO.emit(true, host.CommandPlan, raw, warnings, nil)
+	return code, nil
 }
 
 // applyOptions are `atlas sync apply`'s flags.
