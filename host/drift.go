@@ -11,6 +11,8 @@ import (
 
 // Drift reports work in Studio that git does not have.
 func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) {
+	h.trim.begin()
+	defer h.trim.end()
 	d := &DriftData{Changes: []*plan.Change{}, Blocking: []string{}}
 	c, err := h.compute(ctx, req.SessionID, "")
 	if err != nil {

@@ -77,7 +77,8 @@ type Host struct {
 	// memo carries each plan's comparisons of unchanged subtrees to the next.
 	memo   *plan.Memo
 	places *places
-	// trim gives back the memory a plan or an apply freed, once the host is idle.
+	// trim gives back the memory plans, applies and drift checks freed, once the host
+	// is idle.
 	trim  *trimmer
 	fold  caseFolding
 	execs execTurns

@@ -131,7 +131,8 @@ func (h *Host) loadBase(rev string) (*base, error) { return h.bases.load(rev) }
 
 // Plan computes a plan and issues its confirm token.
 func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
-	defer h.trim.touch()
+	h.trim.begin()
+	defer h.trim.end()
 	c, err := h.compute(ctx, req.SessionID, req.Base)
 	if err != nil {
 		return nil, err
@@ -188,7 +189,8 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 
 // Apply runs the apply transaction.
 func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) {
-	defer h.trim.touch()
+	h.trim.begin()
+	defer h.trim.end()
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// trimDelay is how long the host waits after its last plan or apply before it gives
-// back the memory they freed.
+// trimDelay is how long the host waits, with no plan, apply or drift check under way,
+// before it gives back the memory they freed.
 const trimDelay = 2 * time.Second
 
 // trimmer gives the memory a burst of work freed back to the system once the host
@@ -28,6 +28,7 @@ type trimmer struct {
 
 	mu     sync.Mutex
 	timer  *time.Timer
+	busy   int // plans and applies under way
 	closed bool
 }
 
@@ -35,11 +36,22 @@ func newTrimmer(log *slog.Logger) *trimmer {
 	return &trimmer{delay: trimDelay, trim: func() { trimIfWorth(log) }}
 }
 
-// touch marks activity: the trim runs delay after the last touch.
-func (t *trimmer) touch() {
+// begin marks work under way: no trim starts until it ends.
+func (t *trimmer) begin() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
+	t.busy++
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+}
+
+// end marks the work done: the trim runs delay after the last work under way ends.
+func (t *trimmer) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.busy--
+	if t.busy > 0 || t.closed {
 		return
 	}
 	if t.timer == nil {
@@ -49,7 +61,8 @@ func (t *trimmer) touch() {
 	t.timer.Reset(t.delay)
 }
 
-// close cancels a pending trim; later touches do nothing.
+// close cancels a pending trim; later work starts none. A trim already running
+// finishes on its own.
 func (t *trimmer) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -59,10 +72,11 @@ func (t *trimmer) close() {
 	}
 }
 
-// heapHeld is what the heap holds from the system that a collection may free and
-// give back (live and dead objects, free spans not yet returned), and the live heap
-// after the last collection. The unused parts of spans that hold live objects are left
-// out: a collection cannot give those back.
+// heapHeld is what the heap's objects and free spans hold from the system (the live
+// objects, the dead ones not yet collected, the free spans not yet returned), and the
+// live heap after the last collection: a collection can give back about the difference.
+// The unused parts of spans that hold live objects are left out, as no collection
+// gives those back.
 func heapHeld() (held, live uint64) {
 	s := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},

@@ -36,10 +36,14 @@ func TestIdleHostReturnsMemory(t *testing.T) {
 	h.SetTrimDelay(50 * time.Millisecond)
 
 	// A live heap of 64 MB, as a big project's trees are, lets Go keep about as much
-	// again when it is freed: 64 MB is, as a big plan or apply frees it.
+	// again when it is freed: 64 MB is, as a big plan or apply frees it, each block
+	// garbage as soon as the next is made (a collection in between finds it dead).
 	live := alloc(64)
 	runtime.GC()
-	alloc(64)
+	for range 64 {
+		sink = make([]byte, 1<<20)
+	}
+	sink = nil
 	defer runtime.KeepAlive(live)
 	if _, err := h.Plan(context.Background(), host.PlanRequest{}); err == nil {
 		t.Fatal("plan without Studio succeeded")
@@ -50,6 +54,9 @@ func TestIdleHostReturnsMemory(t *testing.T) {
 		}
 	}
 }
+
+// sink keeps the latest garbage block reachable only until the next is made.
+var sink []byte
 
 // alloc allocates n MB in 1 MB blocks.
 func alloc(n int) [][]byte {

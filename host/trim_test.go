@@ -6,28 +6,42 @@ import (
 	"time"
 )
 
-// The trim runs once, delay after the last of a burst of touches, and not after close.
+// The trim runs once, delay after the last of a burst of work ends; not while work is
+// under way, however long; and not after close.
 func TestTrimmerRunsOnceIdle(t *testing.T) {
 	var runs atomic.Int32
-	tr := &trimmer{delay: 100 * time.Millisecond, trim: func() { runs.Add(1) }}
+	tr := &trimmer{delay: 300 * time.Millisecond, trim: func() { runs.Add(1) }}
 	for range 5 {
-		tr.touch()
+		tr.begin()
+		tr.end()
 		time.Sleep(20 * time.Millisecond)
 	}
 	if n := runs.Load(); n != 0 {
-		t.Fatalf("trimmed %d times while touched every 20 ms", n)
+		t.Fatalf("trimmed %d times within a burst of work", n)
 	}
 	waitUntil(t, func() bool { return runs.Load() == 1 })
-	time.Sleep(250 * time.Millisecond)
+
+	// Work that outlasts the delay, with shorter work beside it.
+	tr.begin()
+	tr.begin()
+	tr.end()
+	time.Sleep(3 * tr.delay)
 	if n := runs.Load(); n != 1 {
-		t.Fatalf("trimmed %d times after one burst, want 1", n)
+		t.Fatalf("trimmed %d times, want no trim while work is under way", n)
 	}
-	tr.touch()
+	tr.end()
 	waitUntil(t, func() bool { return runs.Load() == 2 })
-	tr.touch()
+	time.Sleep(2 * tr.delay)
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("trimmed %d times after the work, want once", n)
+	}
+
+	tr.begin()
+	tr.end()
 	tr.close()
-	tr.touch()
-	time.Sleep(250 * time.Millisecond)
+	tr.begin()
+	tr.end()
+	time.Sleep(2 * tr.delay)
 	if n := runs.Load(); n != 2 {
 		t.Fatalf("trimmed %d times, want none after close", n)
 	}
