@@ -55,17 +55,25 @@ func (a *app) run(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	cmds, ok := commandsFor(root.Commands, args)
 	if !ok {
-		a.fail("atlas", errcode.New(errcode.Usage, "unknown command %q; 'atlas --help' lists the commands", args[1]).
-			Reason(errcode.ReasonUsage, errcode.NextFixRequest))
+		a.fail("atlas", unknownCommand(args[1]))
 		return exitError
 	}
 	root.Commands = cmds
 	setUsageErrors(root)
+	// A name that is no command, after root flags (atlas --no-color synk) or as a help
+	// topic (atlas help synk): urfave/cli would answer it as a help topic it lacks.
+	var notFound *string
+	root.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { notFound = &name }
 	if a.jsonMode {
 		// Help and usage text must not reach stdout when it carries JSON.
 		root.Writer = a.stderr
 	}
-	if err := root.Run(ctx, args); err != nil {
+	err := root.Run(ctx, args)
+	if notFound != nil {
+		a.fail("atlas", unknownCommand(*notFound))
+		return exitError
+	}
+	if err != nil {
 		var usage *usageError
 		if errors.As(err, &usage) {
 			a.fail("atlas", errcode.New(errcode.Usage, "%s", usage.msg).Reason(errcode.ReasonUsage, errcode.NextFixRequest))
@@ -75,6 +83,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitError
 	}
 	return a.exitCode
+}
+
+func unknownCommand(name string) error {
+	return errcode.New(errcode.Usage, "unknown command %q; 'atlas --help' lists the commands", name).
+		Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 }
 
 // commandsFor is the commands a run needs: when args name a command first, only that
