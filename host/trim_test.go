@@ -11,13 +11,18 @@ import (
 func TestTrimmerRunsOnceIdle(t *testing.T) {
 	var runs atomic.Int32
 	tr := &trimmer{delay: 300 * time.Millisecond, trim: func() { runs.Add(1) }}
+	// still waits wait and checks that the trim has run want times.
+	still := func(wait time.Duration, want int32, when string) {
+		t.Helper()
+		time.Sleep(wait)
+		if n := runs.Load(); n != want {
+			t.Fatalf("trimmed %d times %s, want %d", n, when, want)
+		}
+	}
 	for range 5 {
 		tr.begin()
 		tr.end()
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runs.Load(); n != 0 {
-		t.Fatalf("trimmed %d times within a burst of work", n)
+		still(20*time.Millisecond, 0, "within a burst of work")
 	}
 	waitUntil(t, func() bool { return runs.Load() == 1 })
 
@@ -25,26 +30,17 @@ func TestTrimmerRunsOnceIdle(t *testing.T) {
 	tr.begin()
 	tr.begin()
 	tr.end()
-	time.Sleep(3 * tr.delay)
-	if n := runs.Load(); n != 1 {
-		t.Fatalf("trimmed %d times, want no trim while work is under way", n)
-	}
+	still(3*tr.delay, 1, "while work is under way")
 	tr.end()
 	waitUntil(t, func() bool { return runs.Load() == 2 })
-	time.Sleep(2 * tr.delay)
-	if n := runs.Load(); n != 2 {
-		t.Fatalf("trimmed %d times after the work, want once", n)
-	}
+	still(2*tr.delay, 2, "after the work")
 
 	tr.begin()
 	tr.end()
 	tr.close()
 	tr.begin()
 	tr.end()
-	time.Sleep(2 * tr.delay)
-	if n := runs.Load(); n != 2 {
-		t.Fatalf("trimmed %d times, want none after close", n)
-	}
+	still(2*tr.delay, 2, "after close")
 }
 
 func TestWorthTrimming(t *testing.T) {
