@@ -28,7 +28,7 @@ type trimmer struct {
 
 	mu     sync.Mutex
 	timer  *time.Timer
-	busy   int // plans and applies under way
+	busy   int // plans, applies and drift checks under way
 	closed bool
 }
 
@@ -36,7 +36,8 @@ func newTrimmer(log *slog.Logger) *trimmer {
 	return &trimmer{delay: trimDelay, trim: func() { trimIfWorth(log) }}
 }
 
-// begin marks work under way: no trim starts until it ends.
+// begin marks work under way: a pending trim waits until it ends (one whose timer has
+// just fired runs beside it).
 func (t *trimmer) begin() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
