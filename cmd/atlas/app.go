@@ -94,7 +94,8 @@ func unknownCommand(name string) error {
 // one; else (a flag first, help, or an empty argument, which urfave/cli takes for
 // none) all of them. urfave/cli sets up every command it is given before it runs
 // one, about 1 ms of CPU of a 10 ms command. A first argument that is none of these is
-// not ok: urfave/cli would take it for a help topic.
+// not ok, and is answered here: urfave/cli would take it for a help topic (which
+// CommandNotFound catches) but, given --json, would complain about that flag first.
 func commandsFor(all []*cli.Command, args []string) ([]*cli.Command, bool) {
 	if len(args) < 2 || args[1] == "" || strings.HasPrefix(args[1], "-") || args[1] == "help" || args[1] == "h" {
 		return all, true
