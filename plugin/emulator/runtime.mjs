@@ -74,17 +74,29 @@ export function withMemoryPages(binary, pages) {
 }
 
 let memoryPatched = false;
+// The VM's memory, once luau-web has instantiated its binary (for Runtime's fast lane).
+let wasmMemory = null;
 function patchWasmMemory() {
   if (memoryPatched) return;
   memoryPatched = true;
   const pages = Math.min(65536, Math.max(1, Math.floor((MEMORY_MB * 1024 * 1024) / 65536)));
   const instantiate = WebAssembly.instantiate;
-  WebAssembly.instantiate = function (source, imports) {
+  WebAssembly.instantiate = async function (source, imports) {
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
       source = withMemoryPages(source, pages);
     }
-    return instantiate.call(this, source, imports);
+    const result = await instantiate.call(this, source, imports);
+    const exports = (result.instance ?? result).exports ?? {};
+    wasmMemory ??= Object.values(exports).find((v) => v instanceof WebAssembly.Memory) ?? null;
+    return result;
   };
+}
+
+// bufferAddress reads the address of a Luau buffer's object from its tostring
+// ("buffer: 0x0000000000162398"), or null.
+function bufferAddress(text) {
+  const m = /^buffer: 0x([0-9a-fA-F]{1,16})$/.exec(String(text));
+  return m ? Number.parseInt(m[1], 16) : null;
 }
 export const pluginRoot = join(here, '..');
 export const srcDir = join(pluginRoot, 'src');
@@ -170,6 +182,9 @@ export class Runtime {
     this.queue = Promise.resolve();
     this.timer = null;
     this.stopped = false;
+    this.bigId = 0;
+    // bigInPlace counts the big strings that took the fast lane.
+    this.bigInPlace = 0;
   }
 
   /** Calls api[name](...args) in Luau after every earlier call has finished. */
@@ -192,11 +207,20 @@ export class Runtime {
     return p;
   }
 
-  // luau-web copies a string argument onto the wasm stack (1 MiB), so a big string is
-  // sent in pieces, each its own argument, and joined in Luau; the call then gets a token.
+  // luau-web copies a string argument onto the wasm stack (1 MiB), one UTF-16 unit at a
+  // time in JS (about 17 ms per MB), so a big string goes another way, and the call gets a
+  // token in its place. The fast lane: Luau makes a buffer of the string's UTF-8 length
+  // (Boot's bigBuffer) and gives its address, JS encodes the string straight into the VM's
+  // memory there, and Luau turns the buffer into the string. Where that cannot be vouched
+  // for (no memory found, an address that does not hold a buffer of that length, a string
+  // that is not well-formed UTF-16), the string is sent in pieces, each its own argument,
+  // and joined in Luau.
   async #passBig(text) {
-    this.bigId = (this.bigId ?? 0) + 1;
-    const id = this.bigId;
+    const id = ++this.bigId;
+    if (await this.#passBigInPlace(id, text)) {
+      this.bigInPlace++;
+      return `\u0001big:${id}`;
+    }
     const pieces = [];
     for (let at = 0; at < text.length; ) {
       let end = Math.min(at + PIECE, text.length);
@@ -211,6 +235,19 @@ export class Runtime {
       await this.api.putBig(id, ...pieces.slice(i, i + 8));
     }
     return `\u0001big:${id}`;
+  }
+
+  // Luau's buffer object: a 4-byte header, its length (uint32), then its bytes at +8.
+  async #passBigInPlace(id, text) {
+    if (wasmMemory === null || !text.isWellFormed()) return false;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const [where] = await this.api.bigBuffer(id, bytes);
+    const address = bufferAddress(where);
+    const memory = wasmMemory.buffer;
+    if (address === null || address % 8 !== 0 || address + 8 + bytes > memory.byteLength) return false;
+    if (new DataView(memory).getUint32(address + 4, true) !== bytes) return false;
+    const { read, written } = new TextEncoder().encodeInto(text, new Uint8Array(memory, address + 8, bytes));
+    return read === text.length && written === bytes;
   }
 
   #schedule(next) {

@@ -537,12 +537,20 @@ export async function runEmulatorTests() {
     ['passes multi-megabyte strings into the VM intact', async () => {
       const rt = await createRuntime({ virtualTime: true, log: () => {} });
       await rt.call('installPlugin', JSON.stringify(readSources(srcDir)), '{}');
+      const before = rt.bigInPlace;
       for (const size of [100, 300_000, 3_000_000]) {
         // multi-byte characters, and a surrogate pair on every piece boundary would do no harm
         const text = 'é🎉x\n"'.repeat(size / 6);
         const [, got] = await rt.call('eval', 'local _, s = ... return #s .. " " .. require(script.Sha1).blob(s)', 'big', text);
         assertEqual(got, `${Buffer.byteLength(text)} ${blob(text)}`, `string of ${text.length} characters`);
       }
+      // both big ones went straight into the VM's memory
+      assertEqual(rt.bigInPlace - before, 2, 'strings written in place');
+      // a string that is not well-formed UTF-16 goes in pieces, as luau-web converts it
+      const lone = 'x'.repeat(200_000) + '\ud800' + 'y'.repeat(200_000);
+      const [, pieces] = await rt.call('eval', 'local _, s = ... return #s', 'lone', lone);
+      const [, small] = await rt.call('eval', 'local _, s = ... return #s', 'lone', lone.slice(199_990, 200_010));
+      assertEqual([pieces, rt.bigInPlace - before], [400_000 + small - 19, 2], 'a lone surrogate, in pieces');
       rt.stop();
     }],
     ['hands a place to Luau packed, read as Json.decode reads its JSON', async () => {
