@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/host"
@@ -307,7 +308,8 @@ rs.RunState = Enum.RunState.Stopped
 `
 
 // TestStudioDeltaEqualsWholeSnapshotEmulated makes random Studio edits in the
-// emulator (the real plugin): after each, the host plans off a delta, then, after a
+// emulator (the real plugin), and every third round an apply by Atlas first: after
+// each, the host plans off a delta, then, after a
 // Play/Stop that makes the plugin answer whole, off a whole snapshot; both give the
 // same Studio tree, plan hash and changes.
 func TestStudioDeltaEqualsWholeSnapshotEmulated(t *testing.T) {
@@ -324,8 +326,31 @@ func TestStudioDeltaEqualsWholeSnapshotEmulated(t *testing.T) {
 		return d, string(c), dumpTree(h.CachedStudioTree())
 	}
 	plan()
-	rounds, mismatches := 0, 0
+	rounds, mismatches, applies, studioOps := 0, 0, 0, 0
 	for i := range 150 {
+		if i%3 == 0 {
+			// Atlas's own apply (the pushes: a new script, an edit of the one before,
+			// and what the random edits took from the project), whose writes the
+			// next delta must hold. The
+			// rest is skipped: random edits make pulls Atlas refuses (same names).
+			hosttest.Write(t, e.dir, fmt.Sprintf("src/server/P%d.luau", i), "return 'new'\n")
+			if i > 0 {
+				hosttest.Write(t, e.dir, fmt.Sprintf("src/server/P%d.luau", i-3), fmt.Sprintf("return 'disk %d'\n", i))
+			}
+			d, _, _ := plan()
+			var skip []apply.Override
+			for _, c := range d.Changes {
+				if c.Direction != "push" {
+					skip = append(skip, apply.Override{ID: c.ID, Direction: "skip"})
+				}
+			}
+			res, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: skip})
+			if err != nil {
+				t.Fatalf("round %d: apply: %v", i, err)
+			}
+			applies++
+			studioOps += res.StudioOps
+		}
 		mustExec(t, h, fmt.Sprintf(emuEdit, i+1))
 		before := h.StudioDeltas()
 		da, ca, ta := plan()
@@ -345,12 +370,15 @@ func TestStudioDeltaEqualsWholeSnapshotEmulated(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("%d rounds, %d mismatches", rounds, mismatches)
+	t.Logf("%d rounds, %d mismatches, %d applies (%d Studio ops)", rounds, mismatches, applies, studioOps)
+	if studioOps < applies {
+		t.Errorf("the applies wrote %d ops to Studio, fewer than one each", studioOps)
+	}
 }
 
-// After Atlas's own apply, and after an undo, the plugin answers whole; an edit
-// after that is a delta again; a new path in the project (other snapshot
-// parameters) is answered whole too.
+// After Atlas's own apply the plugin answers a delta that holds the apply's writes;
+// after an undo it answers whole, and an edit after that is a delta again; a new path
+// in the project (other snapshot parameters) is answered whole too.
 func TestStudioDeltaFallbacksEmulated(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h := e.host
@@ -380,7 +408,10 @@ func TestStudioDeltaFallbacksEmulated(t *testing.T) {
 	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
 		t.Fatal(err)
 	}
-	expectDelta("Atlas's apply", false)
+	expectDelta("Atlas's apply", true)
+	if d := plan(); len(d.Changes) != 0 {
+		t.Fatalf("after the apply and its delta, the plan still has %d changes", len(d.Changes))
+	}
 	mustExec(t, h, `game.ReplicatedStorage.Shared.A.Source = "return 2\n"`)
 	expectDelta("an edit after the apply", true)
 
@@ -393,7 +424,7 @@ func TestStudioDeltaFallbacksEmulated(t *testing.T) {
 	expectDelta("an edit after it", true)
 }
 
-// The fake plugin answers whole after a reconnect and after an apply.
+// The fake plugin answers whole after a reconnect, and a delta after an apply.
 func TestStudioDeltaFallbacksFake(t *testing.T) {
 	e := hosttest.StartWith(t, hosttest.Config{Files: deltaProject})
 	ctx := context.Background()
@@ -439,8 +470,10 @@ func TestStudioDeltaFallbacksFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	n = deltas()
-	plan()
-	if deltas() != n {
-		t.Fatal("the plan after an apply got a delta")
+	if d := plan(); len(d.Changes) != 0 {
+		t.Fatalf("the plan after the apply has %d changes", len(d.Changes))
+	}
+	if deltas() != n+1 {
+		t.Fatal("the plan after an apply did not get a delta")
 	}
 }

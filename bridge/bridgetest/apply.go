@@ -65,9 +65,9 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 		}
 	}
 
+	// As the plugin does, a successful apply's writes are followed: the next snapshot
+	// is not "unchanged", and may be a delta holding them.
 	p.dirty = true
-	// As the plugin does, an apply's own writes make the next snapshot whole.
-	p.deltaBase = nil
 	if in.TxID != "" {
 		p.txIDs = append(p.txIDs, in.TxID)
 	}

@@ -372,6 +372,14 @@ export async function runEmulatorTests() {
       const c = await snap({ reuse: a.result.snapshotId, allowUnchanged: true });
       assert(c.result.unchanged === undefined && c.result.snapshotId !== a.result.snapshotId, 'full after an apply');
       assertEqual(c.byName.Floor.properties.Size, { Vector3: [4, 1, 4] }, 'Size after the apply');
+      // an apply's edits are followed like a person's: with delta, the next answer holds them
+      const again = await host.request(ctx.conn, 'apply', {
+        txId: 'tx-e2e-delta',
+        ops: [{ op: 'edit', handle: c.byName.Floor.handle, set: { Size: { Vector3: [5, 1, 5] } } }],
+      });
+      assert(again.response.ok, `apply: ${JSON.stringify(again.response.error)}`);
+      const cd = await snap({ reuse: c.result.snapshotId, allowUnchanged: true, delta: true });
+      assertEqual([cd.result.delta, cd.all.map((i) => [i.name, i.handle, i.properties.Size])], [true, [['Floor', c.byName.Floor.handle, { Vector3: [5, 1, 5] }]]], 'a delta after an apply');
       // without reuse, with a stale id, or with Tags asked: full
       for (const [extra, what] of [
         [{ allowUnchanged: true }, 'without reuse'],
