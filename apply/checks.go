@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/gitblob"
@@ -33,7 +34,20 @@ type instanceCheck struct {
 // expects the instance and leaves none; an add expects none and leaves one with
 // its class and Source. Two ops on one path (a class change: remove, then add)
 // make one check, from the first op's before to the last op's after.
-func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance) []instanceCheck {
+//
+// sourceHashes, when it has an op's index, is the blob id of the Source the op
+// writes (else the op's value is decoded and hashed).
+func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance, sourceHashes map[int]string) []instanceCheck {
+	written := func(i int, raw json.RawMessage) (string, bool) {
+		if h, ok := sourceHashes[i]; ok {
+			return h, true
+		}
+		s, ok := sourceOf(raw)
+		if !ok {
+			return "", false
+		}
+		return gitblob.Hash([]byte(s)), true
+	}
 	out := []instanceCheck{}
 	at := map[string]int{}
 	put := func(path string, before, after instanceState, unknowable bool) {
@@ -45,7 +59,7 @@ func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance) []instanceCh
 		at[path] = len(out)
 		out = append(out, instanceCheck{Path: path, Before: before, After: after, Unknowable: unknowable})
 	}
-	for _, op := range ops {
+	for i, op := range ops {
 		switch op.Op {
 		case protocol.OpEdit:
 			x := byHandle[op.Handle]
@@ -62,8 +76,8 @@ func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance) []instanceCh
 			_, renamed := op.Set["Name"]
 			for k, v := range op.Set {
 				if k == "Source" {
-					if s, ok := sourceOf(v); ok {
-						after.SourceSha1 = gitblob.Hash([]byte(s))
+					if h, ok := written(i, v); ok {
+						after.SourceSha1 = h
 					}
 					continue
 				}
@@ -93,8 +107,8 @@ func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance) []instanceCh
 				path = pp + "/" + op.Instance.Name
 			}
 			after := instanceState{Present: true, ClassName: op.Instance.ClassName}
-			if s, ok := sourceOf(op.Instance.Properties["Source"]); ok {
-				after.SourceSha1 = gitblob.Hash([]byte(s))
+			if h, ok := written(i, op.Instance.Properties["Source"]); ok {
+				after.SourceSha1 = h
 			}
 			put(path, instanceState{}, after, false)
 		}

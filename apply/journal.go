@@ -188,9 +188,22 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 		}
 		r.StudioPre = append(r.StudioPre, pre)
 	}
-	byHandle := map[string]*dom.Instance{}
+	// The Studio instances the ops name, by handle.
+	byHandle := make(map[string]*dom.Instance, len(w.ops))
 	if st.Studio != nil {
-		st.Studio.Walk(func(x *dom.Instance) bool { byHandle[x.Handle] = x; return true })
+		for _, op := range w.ops {
+			for _, h := range [2]string{op.Handle, op.Parent} {
+				if h != "" {
+					byHandle[h] = nil
+				}
+			}
+		}
+		st.Studio.Walk(func(x *dom.Instance) bool {
+			if _, named := byHandle[x.Handle]; named {
+				byHandle[x.Handle] = x
+			}
+			return true
+		})
 		for _, op := range w.ops {
 			if op.Op == protocol.OpAdd {
 				if p := byHandle[op.Parent]; p != nil {
@@ -199,7 +212,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 			}
 		}
 	}
-	r.Checks = checksOf(w.ops, byHandle)
+	r.Checks = checksOf(w.ops, byHandle, w.sourceHashes)
 	if r.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode journal")
 	}

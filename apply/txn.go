@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -362,16 +363,30 @@ func marshalOrNull(v dom.Value) string {
 type work struct {
 	ops   []protocol.Op
 	files []project.FileOp
+	// sourceHashes are the git blob ids of the Sources that edit and add ops write,
+	// by op index, hashed where the text is at hand (checksOf needs them).
+	sourceHashes map[int]string
+}
+
+// writesSource notes that the next op writes src as a Source.
+func (w *work) writesSource(src string) {
+	if w.sourceHashes == nil {
+		w.sourceHashes = map[int]string{}
+	}
+	w.sourceHashes[len(w.ops)] = gitblob.Hash([]byte(src))
 }
 
 // build turns actions into Studio ops and file writes.
 func build(st *State, actions []action) (*work, error) {
 	w := &work{}
-	diskIdx := st.Project.Root.Index()
-	studioIdx := map[string]*dom.Instance{}
-	if st.Studio != nil {
-		studioIdx = st.Studio.Index()
-	}
+	// The trees by id, indexed on first use: pushes of edits and removes need neither.
+	diskIdx := sync.OnceValue(st.Project.Root.Index)
+	studioIdx := sync.OnceValue(func() map[string]*dom.Instance {
+		if st.Studio == nil {
+			return map[string]*dom.Instance{}
+		}
+		return st.Studio.Index()
+	})
 	// Every file a pull writes or deletes, by the name the file system compares,
 	// with the change that writes it: two changes on one file are refused.
 	files := map[string]*plan.Change{}
@@ -381,11 +396,11 @@ func build(st *State, actions []action) (*work, error) {
 		if a.dir == plan.Push {
 			err = w.push(c, studioIdx)
 		} else {
-			if err := unambiguous(st, c, diskIdx, studioIdx); err != nil {
+			if err := unambiguous(st, c, diskIdx(), studioIdx()); err != nil {
 				return nil, err
 			}
 			before := len(w.files)
-			err = w.pull(st, c, diskIdx)
+			err = w.pull(st, c, diskIdx())
 			if err == nil {
 				err = claim(files, c, w.files[before:], st.FoldCase)
 			}
@@ -402,16 +417,19 @@ func build(st *State, actions []action) (*work, error) {
 	return w, nil
 }
 
-func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
+func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) error {
 	switch c.PatchType {
 	case plan.Add:
-		parent := studioIdx[c.Disk.Parent.ID]
+		parent := studioIdx()[c.Disk.Parent.ID]
 		if parent == nil {
 			return errcode.New(errcode.Internal, "no Studio parent for %s", c.Path)
 		}
 		inst, err := newInstance(c.Disk)
 		if err != nil {
 			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
+		}
+		if src, ok := c.Disk.Source(); ok {
+			w.writesSource(src)
 		}
 		w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: parent.Handle, Instance: inst, ChangeID: c.ID})
 	case plan.Remove:
@@ -442,9 +460,11 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 			if err != nil {
 				return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
 			}
-			w.ops = append(w.ops,
-				protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID},
-				protocol.Op{Op: protocol.OpAdd, Parent: c.Studio.Parent.Handle, Instance: inst, ChangeID: c.ID})
+			w.ops = append(w.ops, protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID})
+			if src, ok := c.Disk.Source(); ok {
+				w.writesSource(src)
+			}
+			w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: c.Studio.Parent.Handle, Instance: inst, ChangeID: c.ID})
 			return nil
 		}
 		set := dom.Properties{}
@@ -454,6 +474,7 @@ func (w *work) push(c *plan.Change, studioIdx map[string]*dom.Instance) error {
 			case "Source":
 				if src, ok := c.Disk.Source(); ok {
 					set["Source"] = dom.String(src)
+					w.writesSource(src)
 				}
 			default:
 				props = append(props, f)
