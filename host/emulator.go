@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -166,8 +167,12 @@ type EmulatorOptions struct {
 	URL       string
 	// Place is the place file to load; Save, if set, is where the place is written on exit.
 	Place, Save string
-	Review      string // accept, abort or none
-	SessionID   string
+	// MakePlace, when set instead of Place, makes the place file while the emulator
+	// starts (Node and its VM take most of a second): the emulator waits for its path
+	// on stdin. An error stops the emulator and is StartEmulator's.
+	MakePlace func() (string, error)
+	Review    string // accept, abort or none
+	SessionID string
 	// Keep keeps the emulator running when the host shuts down: its plugin reconnects,
 	// as Studio's does, to the next host on the URL.
 	Keep bool
@@ -186,7 +191,11 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", o.Place}
+	place := o.Place
+	if o.MakePlace != nil {
+		place = "-"
+	}
+	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", place}
 	if o.Save != "" {
 		args = append(args, "--save", o.Save)
 	}
@@ -206,6 +215,12 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 		return nil, err
 	}
 	cmd.Stdout = nil
+	var stdin io.WriteCloser
+	if o.MakePlace != nil {
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "start the emulator")
 	}
@@ -227,6 +242,26 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 		}
 		e.done <- cmd.Wait()
 	}()
+	if o.MakePlace != nil {
+		path, err := o.MakePlace()
+		if err != nil {
+			stdin.Close() // without a path, the emulator exits
+			e.Stop()
+			return nil, err
+		}
+		_, err = io.WriteString(stdin, path+"\n")
+		stdin.Close()
+		if err != nil {
+			// The pipe closes when the emulator exits: say why it did.
+			select {
+			case werr := <-e.done:
+				return nil, errcode.New(errcode.Internal, "the emulator exited before connecting: %v", werr)
+			case <-time.After(5 * time.Second):
+				e.Stop()
+				return nil, errcode.Wrap(errcode.Internal, err, "give the emulator its place")
+			}
+		}
+	}
 	wait := o.ConnectTimeout
 	if wait == 0 {
 		wait = 60 * time.Second

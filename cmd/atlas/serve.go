@@ -139,25 +139,33 @@ func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions,
 			}
 		}
 	} else {
-		started := time.Now()
-		pf, err := h.InitialPlace()
-		if err != nil {
-			return nil, err
+		// The place is made while the emulator starts, and read once, before it connects.
+		var tmp string
+		defer func() {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
+		}()
+		o.MakePlace = func() (string, error) {
+			started := time.Now()
+			pf, err := h.InitialPlace()
+			if err != nil {
+				return "", err
+			}
+			logger.Debug("initial place built", "ms", time.Since(started).Milliseconds())
+			f, err := os.CreateTemp("", "atlas-place-*"+host.PackedPlaceExt)
+			if err != nil {
+				return "", errcode.Wrap(errcode.Internal, err, "write place")
+			}
+			f.Close()
+			tmp = f.Name()
+			started = time.Now()
+			if err := host.WritePackedPlace(tmp, pf); err != nil {
+				return "", errcode.Wrap(errcode.Internal, err, "write place")
+			}
+			logger.Debug("initial place written", "ms", time.Since(started).Milliseconds())
+			return tmp, nil
 		}
-		logger.Debug("initial place built", "ms", time.Since(started).Milliseconds())
-		tmp, err := os.CreateTemp("", "atlas-place-*"+host.PackedPlaceExt)
-		if err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "write place")
-		}
-		tmp.Close()
-		place = tmp.Name()
-		// The emulator reads its start place once, before it connects.
-		defer os.Remove(place)
-		started = time.Now()
-		if err := host.WritePackedPlace(place, pf); err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "write place")
-		}
-		logger.Debug("initial place written", "ms", time.Since(started).Milliseconds())
 	}
 	o.PluginDir, o.Place, o.Save, o.AfterStop = pluginDir, place, save, afterStop
 	return host.StartEmulator(ctx, o)

@@ -6,7 +6,9 @@
 //        [--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]
 //
 // A place whose name ends in .packed is in pack.mjs's form already (the host writes
-// its start place so: Luau reads it without decoding JSON).
+// its start place so: Luau reads it without decoding JSON). With --place -, the place's
+// path comes as the first line of stdin, read once the VM is up (the host makes the
+// place meanwhile); no line, and the emulator exits 1.
 //
 // Logs go to stderr only; "emulator: connected <sessionId>" is printed when the host's
 // welcome arrives. On SIGINT/SIGTERM, or when the host closes the socket with code 1000
@@ -194,6 +196,20 @@ class Network {
   }
 }
 
+// firstLine reads stream up to its first newline (or its end), or null when empty.
+async function firstLine(stream) {
+  let text = '';
+  for await (const chunk of stream) {
+    text += chunk;
+    const nl = text.indexOf('\n');
+    if (nl >= 0) {
+      stream.destroy();
+      return text.slice(0, nl);
+    }
+  }
+  return text === '' ? null : text;
+}
+
 async function main() {
   let opts;
   try {
@@ -236,6 +252,13 @@ async function main() {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
+  if (opts.place === '-') {
+    opts.place = await firstLine(process.stdin);
+    if (!opts.place) {
+      log('emulator: no place path on stdin');
+      process.exit(1);
+    }
+  }
   if (opts.place) {
     const started = performance.now();
     const text = readFileSync(opts.place, 'utf8');

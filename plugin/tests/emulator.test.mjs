@@ -168,8 +168,8 @@ class Host {
   }
 }
 
-function startEmulator(args) {
-  const child = spawn(process.execPath, [runScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startEmulator(args, stdin = 'ignore') {
+  const child = spawn(process.execPath, [runScript, ...args], { stdio: [stdin, 'pipe', 'pipe'] });
   const state = { stderr: '', stdout: '', exit: null };
   child.stderr.on('data', (d) => (state.stderr += d.toString()));
   child.stdout.on('data', (d) => (state.stdout += d.toString()));
@@ -541,6 +541,25 @@ export async function runEmulatorTests() {
       assert(existsSync(save2), 'no saved place');
       const saved = JSON.parse(readFileSync(save2, 'utf8'));
       assertEqual(saved.root.children.map((c) => c.name), ['ReplicatedStorage', 'ServerScriptService', 'Workspace'], 'services');
+    }],
+    ['takes the place\'s path on stdin with --place -, and exits 1 without one', async () => {
+      const emu3 = startEmulator(['--url', url, '--place', '-'], 'pipe');
+      // the VM starts before the path comes
+      await new Promise((r) => setTimeout(r, 200));
+      emu3.child.stdin.end(`${placeFile}\n`);
+      const conn = await host.nextConnection();
+      await host.frame(conn, (f) => f.type === 'hello');
+      conn.ws.send(JSON.stringify({ type: 'welcome', protocol: 1, hostVersion: 'test', project: 'Demo' }));
+      await waitFor(() => emu3.state.stderr.includes('emulator: connected '), 'the connected line');
+      assert(emu3.state.stderr.includes(`emulator: loaded ${placeFile}`), 'the place from stdin was loaded');
+      const { response } = await host.request(conn, 'exec', { code: 'return #game.ServerScriptService:GetChildren()' });
+      assertEqual(response.result.returns, [String(PLACE.root.children.find((c) => c.name === 'ServerScriptService').children.length)], 'the place\'s scripts');
+      conn.ws.close(1000, 'shutdown');
+      assertEqual((await emu3.exited).code, 0, 'exit code');
+      const none = startEmulator(['--url', url, '--place', '-'], 'pipe');
+      none.child.stdin.end();
+      assertEqual((await none.exited).code, 1, 'exit code without a path');
+      assert(none.state.stderr.includes('no place path on stdin'), 'the message says why');
     }],
     ['passes multi-megabyte strings into the VM intact', async () => {
       const rt = await createRuntime({ virtualTime: true, log: () => {} });
