@@ -97,10 +97,11 @@ func heapHeld() (held, live uint64) {
 }
 
 // worthTrimming reports whether the heap holds enough beyond its live part to
-// collect and give back: 32 MiB and a quarter of the live heap.
+// collect and give back: 8 MiB and a quarter of the live heap (a collection costs
+// about as much as the live heap is big, once per burst of work).
 func worthTrimming(held, live uint64) bool {
 	extra := held - min(held, live)
-	return extra >= 32<<20 && extra >= live/4
+	return extra >= 8<<20 && extra >= live/4
 }
 
 func trimIfWorth(log *slog.Logger) {

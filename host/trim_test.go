@@ -50,11 +50,13 @@ func TestWorthTrimming(t *testing.T) {
 		want       bool
 	}{
 		{0, 0, false},
-		{31 * mb, 0, false},
-		{32 * mb, 0, true},
+		{7 * mb, 0, false},
+		{8 * mb, 0, true},
+		{40 * mb, 22 * mb, true},    // a small project's heap after a burst of work
+		{28 * mb, 22 * mb, false},   // 6 MB: under 8 MB
 		{200 * mb, 190 * mb, false}, // 10 MB beyond a big live heap
 		{300 * mb, 150 * mb, true},
-		{180 * mb, 150 * mb, false},  // 30 MB: under 32 MB
+		{180 * mb, 150 * mb, false},  // 30 MB: under a quarter of 150
 		{1000 * mb, 900 * mb, false}, // 100 MB, under a quarter of 900
 		{1200 * mb, 900 * mb, true},
 		{10 * mb, 20 * mb, false}, // live above held (read at different times)
