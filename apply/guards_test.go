@@ -2,8 +2,11 @@ package apply
 
 import (
 	"testing"
+	"testing/fstest"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
 )
@@ -45,5 +48,80 @@ func TestClaimRefusesASecondWriterOfAFile(t *testing.T) {
 				t.Fatalf("duplicates = %+v", ce.Details["duplicates"])
 			}
 		})
+	}
+}
+
+// The blob ids checksOf records for what Studio will hold come from the disk
+// scripts' SourceHash: they must be the ids of the very Sources the ops write,
+// CRLF files (whose Source is their text with LF) included, for an edit, an add and
+// a class change.
+func TestBuildHashesWhatItWrites(t *testing.T) {
+	fsys := fstest.MapFS{
+		"default.project.json":      {Data: []byte(`{"name":"P","tree":{"$className":"DataModel","RS":{"$className":"Folder","$path":"src"}}}`)},
+		"src/Edited.luau":           {Data: []byte("local a = 1\r\nreturn a\r\n")},
+		"src/Added.luau":            {Data: []byte("return 'new'\n")},
+		"src/Reclassed.server.luau": {Data: []byte("print('x')\r\n")},
+	}
+	p, err := project.Load(fsys, "default.project.json", project.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := p.Root.Index()
+	find := func(name string) *dom.Instance {
+		for _, x := range disk {
+			if x.Name == name {
+				return x
+			}
+		}
+		t.Fatalf("no %s on disk", name)
+		return nil
+	}
+	studio := dom.New("game", "DataModel")
+	studio.Handle = "h0"
+	rs := dom.New("RS", "Folder")
+	rs.ID, rs.Handle = find("RS").ID, "h1"
+	studio.AddChild(rs)
+	old := func(name, class string, handle string) *dom.Instance {
+		x := dom.New(name, class)
+		x.ID, x.Handle = find(name).ID, handle
+		x.Properties["Source"] = dom.String("old\n")
+		x.SourceHash = gitblob.Hash([]byte("old\n"))
+		rs.AddChild(x)
+		return x
+	}
+	edited, reclassed := old("Edited", "ModuleScript", "h2"), old("Reclassed", "ModuleScript", "h3")
+	changes := []*plan.Change{
+		{ID: "e", Path: "RS/Edited", PatchType: plan.Edit, Fields: []string{"Source"}, Disk: find("Edited"), Studio: edited},
+		{ID: "a", Path: "RS/Added", PatchType: plan.Add, Disk: find("Added")},
+		{ID: "r", Path: "RS/Reclassed", PatchType: plan.Edit, Fields: []string{"ClassName", "Source"}, Disk: find("Reclassed"), Studio: reclassed},
+	}
+	var actions []action
+	for _, c := range changes {
+		actions = append(actions, action{change: c, dir: plan.Push})
+	}
+	w, err := build(&State{Project: p, Studio: studio}, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := 0
+	for i, op := range w.ops {
+		raw := op.Set["Source"]
+		if op.Instance != nil {
+			raw = op.Instance.Properties["Source"]
+		}
+		src, ok := sourceOf(raw)
+		if !ok {
+			if _, noted := w.sourceHashes[i]; noted {
+				t.Errorf("op %d writes no Source, yet has a hash", i)
+			}
+			continue
+		}
+		written++
+		if got, want := w.sourceHashes[i], gitblob.Hash([]byte(src)); got != want {
+			t.Errorf("op %d (%s %s): hash %s, want %s of %q", i, op.Op, op.ChangeID, got, want, src)
+		}
+	}
+	if written != 3 {
+		t.Fatalf("%d ops write a Source, want 3: %+v", written, w.ops)
 	}
 }

@@ -368,12 +368,18 @@ type work struct {
 	sourceHashes map[int]string
 }
 
-// writesSource notes that the next op writes src as a Source.
-func (w *work) writesSource(src string) {
+// writesSource notes that the next op writes the Source of d, a disk script, whose
+// text is src: its blob id is d's SourceHash, what the plan compared (hashed here
+// only when d has none).
+func (w *work) writesSource(d *dom.Instance, src string) {
 	if w.sourceHashes == nil {
 		w.sourceHashes = map[int]string{}
 	}
-	w.sourceHashes[len(w.ops)] = gitblob.Hash([]byte(src))
+	h := d.SourceHash
+	if h == "" {
+		h = gitblob.Hash([]byte(src))
+	}
+	w.sourceHashes[len(w.ops)] = h
 }
 
 // build turns actions into Studio ops and file writes.
@@ -429,7 +435,7 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 			return errcode.Wrap(errcode.Internal, err, "encode "+c.Path)
 		}
 		if src, ok := c.Disk.Source(); ok {
-			w.writesSource(src)
+			w.writesSource(c.Disk, src)
 		}
 		w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: parent.Handle, Instance: inst, ChangeID: c.ID})
 	case plan.Remove:
@@ -462,7 +468,7 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 			}
 			w.ops = append(w.ops, protocol.Op{Op: protocol.OpRemove, Handle: c.Studio.Handle, Expect: expect, ChangeID: c.ID})
 			if src, ok := c.Disk.Source(); ok {
-				w.writesSource(src)
+				w.writesSource(c.Disk, src)
 			}
 			w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: c.Studio.Parent.Handle, Instance: inst, ChangeID: c.ID})
 			return nil
@@ -474,7 +480,7 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 			case "Source":
 				if src, ok := c.Disk.Source(); ok {
 					set["Source"] = dom.String(src)
-					w.writesSource(src)
+					w.writesSource(c.Disk, src)
 				}
 			default:
 				props = append(props, f)
