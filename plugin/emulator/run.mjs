@@ -198,6 +198,7 @@ class Network {
 
 // firstLine reads stream up to its first newline (or its end), or null when empty.
 async function firstLine(stream) {
+  stream.setEncoding('utf8'); // a character cut between chunks stays whole
   let text = '';
   for await (const chunk of stream) {
     text += chunk;
