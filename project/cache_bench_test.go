@@ -231,7 +231,7 @@ func BenchmarkCacheBase(b *testing.B) {
 	b.Run("commit", func(b *testing.B) {
 		// The records of a disk load, but a disk tree the commit does not
 		// match: one script more on disk.
-		extra := filepath.Join(t.dir, "src", "pkg000", "Extra.luau")
+		extra := filepath.Join(t.dir, "src", "shared", "pkg000", "Extra.luau")
 		if err := os.WriteFile(extra, []byte("return 1\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
