@@ -213,8 +213,10 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 		}
 	}
 	r.Checks = checksOf(w.ops, byHandle, w.sourceHashes)
-	if r.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "encode journal")
+	if r.opsJSON = w.opsJSON; r.opsJSON == nil {
+		if r.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "encode journal")
+		}
 	}
 	if err := r.save(); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -20,6 +21,25 @@ type Studio interface {
 	// Transactions lists the ids of the transactions the plugin applied recently.
 	Transactions(ctx context.Context) ([]string, error)
 }
+
+// Stager is a Studio that takes a patch's ops ahead of its apply (the protocol's
+// stage). Txn stages them while it writes the journal, then applies them by txId:
+// their transfer and decoding overlap the journal's write, and nothing is written
+// before the journal is durable, as without staging.
+type Stager interface {
+	// Stage hands over ops under txID; Studio keeps them, and checks and writes
+	// nothing. ErrCannotStage: this Studio does not stage.
+	Stage(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error
+	// ApplyStaged is Apply of the ops staged under txID. ErrNotStaged: Studio
+	// holds no ops under txID, and applied nothing.
+	ApplyStaged(ctx context.Context, txID string) error
+}
+
+// The Stager's refusals that make Txn send the ops in the apply instead.
+var (
+	ErrCannotStage = errors.New("this Studio does not stage ops")
+	ErrNotStaged   = errors.New("Studio holds no staged ops for the transaction")
+)
 
 // newInstance copies a disk subtree into the form the plugin builds.
 func newInstance(i *dom.Instance) (*protocol.NewInstance, error) {

@@ -97,6 +97,18 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return res, nil
 	}
+	wait := t.StudioTimeout
+	if wait <= 0 {
+		wait = 60 * time.Second
+	}
+	if len(w.ops) > 0 {
+		if w.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "encode ops")
+		}
+	}
+	// The ops go to a Studio that stages while the journal is written; they are
+	// applied only once it is durable.
+	staged := t.stage(ctx, res.TxID, w, wait)
 	rec, err := t.Journal.Prepare(res.TxID, st, w, t.Place)
 	if err != nil {
 		return nil, err
@@ -114,19 +126,18 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	journaled := time.Now()
+	stagedAt := journaled
 	if len(w.ops) > 0 {
+		isStaged := staged != nil && <-staged == nil
+		stagedAt = time.Now()
 		if err := rec.MarkStudioSent(); err != nil {
 			rec.Abort()
 			return nil, err
 		}
 		// Once sent, the patch's outcome is the plugin's: the caller giving up must
 		// not abandon a transaction Studio may apply.
-		wait := t.StudioTimeout
-		if wait <= 0 {
-			wait = 60 * time.Second
-		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
-		err := t.Studio.Apply(sctx, res.TxID, w.ops, rec.opsJSON)
+		err := t.apply(sctx, res.TxID, w, isStaged)
 		cancel()
 		if err != nil {
 			switch errcode.Of(err) {
@@ -161,13 +172,46 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	res.Files = files
 	if t.Log != nil {
 		t.Log.Debug("apply steps", "txId", res.TxID, "recomputeMs", recomputed.Sub(started).Milliseconds(),
-			"journalMs", journaled.Sub(recomputed).Milliseconds(), "studioMs", sent.Sub(journaled).Milliseconds(),
+			"journalMs", journaled.Sub(recomputed).Milliseconds(), "stagedMs", stagedAt.Sub(journaled).Milliseconds(),
+			"studioMs", sent.Sub(stagedAt).Milliseconds(),
 			"commitMs", time.Since(sent).Milliseconds(), "studioOps", len(w.ops), "files", len(files))
 	}
 	// Both sides are written. A token that cannot be recorded as spent is harmless:
 	// the next plan differs, so the token no longer matches anything.
 	_ = t.Tokens.Spend(claims)
 	return res, nil
+}
+
+// stage hands w's ops to a Studio that stages (Stager), in the background; the
+// channel gives its outcome. nil: no staging (no ops, or a Studio that cannot).
+func (t *Txn) stage(ctx context.Context, txID string, w *work, wait time.Duration) <-chan error {
+	s, ok := t.Studio.(Stager)
+	if !ok || len(w.ops) == 0 {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		err := s.Stage(sctx, txID, w.ops, w.opsJSON)
+		if err != nil && t.Log != nil && !errors.Is(err, ErrCannotStage) {
+			t.Log.Debug("stage", "txId", txID, "err", err)
+		}
+		done <- err
+	}()
+	return done
+}
+
+// apply sends the patch: by txId when it is staged, else whole (also when Studio
+// says it holds no staged ops, having applied nothing).
+func (t *Txn) apply(ctx context.Context, txID string, w *work, staged bool) error {
+	if staged {
+		err := t.Studio.(Stager).ApplyStaged(ctx, txID)
+		if !errors.Is(err, ErrNotStaged) {
+			return err
+		}
+	}
+	return t.Studio.Apply(ctx, txID, w.ops, w.opsJSON)
 }
 
 func newTxID() string {
@@ -366,6 +410,8 @@ type work struct {
 	// sourceHashes are the git blob ids of the Sources that edit and add ops write,
 	// by op index, hashed where the text is at hand (checksOf needs them).
 	sourceHashes map[int]string
+	// opsJSON is ops encoded once (protocol.EncodeOps), for the journal and the wire.
+	opsJSON []byte
 }
 
 // writesSource notes that the next op writes the Source of d, a disk script, whose

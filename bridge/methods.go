@@ -27,6 +27,17 @@ func (s *Session) Apply(ctx context.Context, p protocol.ApplyParams) (*protocol.
 	return &res, nil
 }
 
+// Stage hands the plugin an apply's ops ahead of the apply (p.Staged unset), which
+// then names them by p.TxID with Staged: the plugin keeps them, and checks and
+// writes nothing. Only for a session that Can(protocol.CapabilityStage).
+func (s *Session) Stage(ctx context.Context, p protocol.ApplyParams) (*protocol.StageResult, error) {
+	var res protocol.StageResult
+	if err := s.Call(ctx, protocol.MethodStage, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // Transactions lists the transactions the plugin applied recently, newest last.
 func (s *Session) Transactions(ctx context.Context) (*protocol.TransactionsResult, error) {
 	var res protocol.TransactionsResult

@@ -67,7 +67,12 @@ type SessionInfo struct {
 	CollaborativeEditing bool   `json:"collaborativeEditing,omitempty"`
 	// PlaceMarker is the place's marker as the hello said (protocol.PlaceMarkerAttribute).
 	PlaceMarker string `json:"placeMarker,omitempty"`
+	// Capabilities are the optional protocol parts the plugin speaks (its hello's).
+	Capabilities []string `json:"capabilities,omitempty"`
 }
+
+// Can tells whether the plugin speaks the optional protocol part capability.
+func (i SessionInfo) Can(capability string) bool { return slices.Contains(i.Capabilities, capability) }
 
 // Server accepts plugin connections on its ServeHTTP and keeps one Session per
 // Studio session id. It is safe for concurrent use.
@@ -216,6 +221,7 @@ func (s *Server) handshake(conn *websocket.Conn) (*Session, error) {
 			Context:       cmp.Or(h.Context, "edit"),
 			ReadOnly:      h.ReadOnly,
 			PlaceMarker:   h.PlaceMarker,
+			Capabilities:  h.Capabilities,
 
 			CollaborativeEditing: h.CollaborativeEditing,
 		},

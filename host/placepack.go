@@ -1,13 +1,13 @@
 package host
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,9 +19,9 @@ import (
 // run.mjs loads as it is (see WritePackedPlace).
 const PackedPlaceExt = ".packed"
 
-// WritePackedPlace writes pf in the form the emulator's Luau reads without decoding
-// JSON (plugin/emulator/pack.mjs): every string's UTF-8 bytes counted ahead, and each
-// script's Source preceded by its git blob id, which the emulator's EncodingService
+// WritePackedPlace writes pf in the binary form the emulator's Luau reads without
+// decoding JSON (plugin/emulator/pack.mjs): every string's UTF-8 bytes counted ahead,
+// and each script's Source preceded by its git blob id, which the emulator's EncodingService
 // then answers without hashing. It holds what WritePlace's JSON holds, decoded.
 func WritePackedPlace(path string, pf *PlaceFile) error {
 	b, err := packPlace(pf)
@@ -71,8 +71,9 @@ func packPlace(pf *PlaceFile) ([]byte, error) {
 	return p.b, nil
 }
 
-// packer appends values in the packed form: s<bytes>:<text>, o<count>:, a<count>:,
-// n<number>;, t, f, z, and h<40 hex> before a script's Source.
+// packer appends values in the packed form: a tag byte, then for s a uint32 byte
+// length and the text, for o and a a uint32 count, for n a float64 (integers little-
+// endian), for h a script's Source's 40 hex digit blob id; t, f and z stand alone.
 type packer struct{ b []byte }
 
 func (p *packer) str(s string) { p.text(jsonText(s)) }
@@ -80,27 +81,23 @@ func (p *packer) str(s string) { p.text(jsonText(s)) }
 // text packs s, which is valid UTF-8.
 func (p *packer) text(s string) {
 	p.b = append(p.b, 's')
-	p.b = strconv.AppendInt(p.b, int64(len(s)), 10)
-	p.b = append(p.b, ':')
+	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(len(s)))
 	p.b = append(p.b, s...)
 }
 
 func (p *packer) object(n int) {
 	p.b = append(p.b, 'o')
-	p.b = strconv.AppendInt(p.b, int64(n), 10)
-	p.b = append(p.b, ':')
+	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(n))
 }
 
 func (p *packer) array(n int) {
 	p.b = append(p.b, 'a')
-	p.b = strconv.AppendInt(p.b, int64(n), 10)
-	p.b = append(p.b, ':')
+	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(n))
 }
 
 func (p *packer) number(f float64) {
 	p.b = append(p.b, 'n')
-	p.b = strconv.AppendFloat(p.b, f, 'g', -1, 64)
-	p.b = append(p.b, ';')
+	p.b = binary.LittleEndian.AppendUint64(p.b, math.Float64bits(f))
 }
 
 func (p *packer) boolean(v bool) {

@@ -2,13 +2,13 @@ package host_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,29 +23,22 @@ func unpack(t *testing.T, b []byte) (any, map[string]string) {
 	t.Helper()
 	blobs := map[string]string{}
 	pos := 0
-	upTo := func(c byte) string {
-		i := strings.IndexByte(string(b[pos:]), c)
-		if i < 0 {
-			t.Fatalf("packed: no %q after %d", c, pos)
+	u32 := func() int {
+		if pos+4 > len(b) {
+			t.Fatalf("packed: no length at %d", pos)
 		}
-		s := string(b[pos : pos+i])
-		pos += i + 1
-		return s
-	}
-	count := func() int {
-		n, err := strconv.Atoi(upTo(':'))
-		if err != nil {
-			t.Fatalf("packed: bad count at %d", pos)
-		}
+		n := int(binary.LittleEndian.Uint32(b[pos:]))
+		pos += 4
 		return n
 	}
+	count := u32
 	var value func() any
 	value = func() any {
 		c := b[pos]
 		pos++
 		switch c {
 		case 's':
-			n := count()
+			n := u32()
 			s := string(b[pos : pos+n])
 			pos += n
 			return s
@@ -65,10 +58,8 @@ func unpack(t *testing.T, b []byte) (any, map[string]string) {
 			}
 			return a
 		case 'n':
-			f, err := strconv.ParseFloat(upTo(';'), 64)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := math.Float64frombits(binary.LittleEndian.Uint64(b[pos:]))
+			pos += 8
 			return f
 		case 't':
 			return true

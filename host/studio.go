@@ -53,6 +53,33 @@ func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.O
 		return err
 	}
 	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Ops: ops, OpsJSON: encoded})
+	return applyError(err)
+}
+
+// Stage hands ops to a plugin that stages (protocol.CapabilityStage). A patch that
+// does not fit is not staged: Apply refuses it before anything is sent.
+func (a *sessionStudio) Stage(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error {
+	if !a.s.Info().Can(protocol.CapabilityStage) || a.fits(ops) != nil {
+		return apply.ErrCannotStage
+	}
+	_, err := a.s.Stage(ctx, protocol.ApplyParams{TxID: txID, Ops: ops, OpsJSON: encoded})
+	return err
+}
+
+// ApplyStaged applies the ops staged under txID; a plugin that holds none answers
+// E_BAD_REQUEST with details staged: false, having applied nothing.
+func (a *sessionStudio) ApplyStaged(ctx context.Context, txID string) error {
+	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Staged: true})
+	if err != nil {
+		if ce := errcode.As(err); ce.Code == errcode.BadRequest && ce.Details["staged"] == false {
+			return apply.ErrNotStaged
+		}
+	}
+	return applyError(err)
+}
+
+// applyError gives the plugin's refusals of a patch their reasons.
+func applyError(err error) error {
 	if err != nil {
 		ce := errcode.As(err)
 		if ce.ReasonCode() == "" {
@@ -106,6 +133,7 @@ func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
 }
 
 var _ apply.Studio = (*sessionStudio)(nil)
+var _ apply.Stager = (*sessionStudio)(nil)
 var _ apply.Locator = (*pathLocator)(nil)
 
 // sourceMargin is what a snapshot record holds besides a script's Source (handles,

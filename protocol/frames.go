@@ -67,6 +67,9 @@ type Hello struct {
 	// PlaceMarker is the place's marker (PlaceMarkerAttribute of ServerStorage),
 	// absent when the place has none (a plugin that does not send it: none).
 	PlaceMarker string `json:"placeMarker,omitempty"`
+	// Capabilities are the optional parts of the protocol the plugin speaks
+	// (CapabilityStage); a plugin that sends none speaks none of them.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
 
 // Welcome accepts a hello.

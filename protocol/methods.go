@@ -10,6 +10,7 @@ import (
 const (
 	MethodSnapshot     = "snapshot"
 	MethodApply        = "apply"
+	MethodStage        = "stage"
 	MethodTransactions = "transactions"
 	MethodGetScript    = "getScript"
 	MethodExec         = "exec"
@@ -115,10 +116,14 @@ type SnapshotPart struct {
 }
 
 // ApplyParams is an apply request: every op's preconditions are checked, then all
-// ops are applied in one undoable recording, or none.
+// ops are applied in one undoable recording, or none. A stage request has the same
+// params: the plugin keeps the ops for the apply that names them, and checks and
+// writes nothing.
 type ApplyParams struct {
 	TxID string `json:"txId"`
 	Ops  []Op   `json:"ops"`
+	// Staged: the ops are the ones a stage request gave under TxID (Ops is empty).
+	Staged bool `json:"staged,omitempty"`
 	// OpsJSON, when set, is Ops as EncodeOps gave them (the journal's copy): they
 	// are sent as they are, not encoded again.
 	OpsJSON json.RawMessage `json:"-"`
@@ -144,8 +149,21 @@ func (p ApplyParams) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, "null"...)
 	}
 	b = append(b, ops...)
+	if p.Staged {
+		b = append(b, `,"staged":true`...)
+	}
 	return append(b, '}'), nil
 }
+
+// StageResult is the plugin's answer to a stage request: the ops it keeps.
+type StageResult struct {
+	TxID string `json:"txId"`
+	Ops  int    `json:"ops"`
+}
+
+// CapabilityStage is the hello capability of a plugin that answers stage requests
+// and applies with Staged.
+const CapabilityStage = "stage"
 
 // OpKind says what an apply op does.
 type OpKind string

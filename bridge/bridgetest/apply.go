@@ -23,6 +23,15 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if in.Staged {
+		// The staged ops are taken once, whether this apply takes or refuses them.
+		staged := p.staged
+		p.staged = nil
+		if staged == nil || staged.TxID != in.TxID {
+			return nil, errcode.New(errcode.BadRequest, "no ops are staged for transaction %s; nothing was applied", in.TxID).With("staged", false)
+		}
+		in = *staged
+	}
 
 	if err := p.check(in.Ops); err != nil {
 		return nil, err
@@ -219,4 +228,17 @@ func expectFailures(op int, handle string, n *Node, want *protocol.Expect) []pro
 		}
 	}
 	return failures
+}
+
+// stage keeps a stage request's ops for the apply that names them; it checks and
+// writes nothing.
+func (p *Plugin) stage(params json.RawMessage) (any, error) {
+	var in protocol.ApplyParams
+	if err := json.Unmarshal(params, &in); err != nil || in.Ops == nil {
+		return nil, badRequest(fmt.Errorf("stage needs a txId and ops: %v", err))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.staged = &in
+	return protocol.StageResult{TxID: in.TxID, Ops: len(in.Ops)}, nil
 }

@@ -54,8 +54,12 @@ type Plugin struct {
 	// engine hashes (EncodingService): a script whose Source is one of the request's
 	// KnownSources comes with its SourceHash instead of its text.
 	HashSources bool
+	// Stage makes the plugin speak staging (protocol.CapabilityStage): it keeps the
+	// ops of a stage request for the apply that names them, as the Luau plugin does.
+	Stage bool
 
 	mu          sync.Mutex
+	staged      *protocol.ApplyParams // the last stage request's, until an apply takes it
 	place       *Place
 	parent      map[*Node]*Node      // every node in the place except the root; absent = not in the place
 	handles     map[string]*Node     // handles of the last snapshot, plus instances added since
@@ -237,6 +241,9 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 		Type: protocol.FrameHello, Protocol: version, PluginVersion: pluginVersion,
 		PlaceID: p.PlaceID, PlaceName: p.PlaceName, SessionID: p.SessionID, PlaceMarker: p.PlaceMarker,
 		Context: p.Context, ReadOnly: p.Context != "" && p.Context != "edit",
+	}
+	if p.Stage {
+		hello.Capabilities = []string{protocol.CapabilityStage}
 	}
 	p.mu.Unlock()
 
@@ -489,6 +496,11 @@ func (p *Plugin) handle(method string, params json.RawMessage, partial func(seq 
 		return p.snapshot(params, partial)
 	case protocol.MethodApply:
 		return p.apply(params)
+	case protocol.MethodStage:
+		if !p.Stage {
+			return nil, errcode.New(errcode.BadRequest, "unknown method %s", method)
+		}
+		return p.stage(params)
 	case protocol.MethodTransactions:
 		p.mu.Lock()
 		defer p.mu.Unlock()

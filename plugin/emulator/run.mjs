@@ -82,13 +82,14 @@ class Network {
     this.runtime.call('wsEvent', id, kind, a ?? null, b ?? null).catch((e) => log(`emulator: ${e.message}`));
   }
 
-  // ahead decodes a big frame in JS, and the text of a request once its last
-  // requestPart has come: the mock's HttpService:JSONDecode answers those texts from
-  // these packed values (Services.networkEvent) instead of decoding the JSON in Luau,
+  // ahead decodes a big frame in JS, and every requestPart frame, with the request
+  // once its last part has come: the mock's HttpService:JSONDecode answers those texts
+  // with these values (Services.networkEvent) instead of decoding the JSON in Luau,
   // which costs seconds where Studio's native decoder takes milliseconds. The plugin
-  // still receives every frame's text and joins the parts itself. Returns the packed
-  // list [frame's value, request text, request's value], shorter when there is less,
-  // or null; whatever JS cannot parse or pack is left to Luau.
+  // still receives every frame's text and joins the parts itself; the mock names the
+  // request by the same join. Returns the packed list [frame's value, request's value]
+  // (the second only when the frame completes a request), or null; whatever JS cannot
+  // parse or pack is left to Luau.
   ahead(id, text) {
     const isPart = text.startsWith('{"type":"requestPart"');
     if (text.length < AHEAD_MIN && !isPart) return null;
@@ -98,18 +99,22 @@ class Network {
     } catch {
       return null;
     }
-    const out = [];
-    try {
-      if (text.length >= AHEAD_MIN) out.push(pack(frame, { blobIds: true }));
-      else out.push(null);
-      if (isPart && frame?.type === 'requestPart') {
-        const request = this.joinPart(id, frame);
-        if (request !== null) out.push(request, pack(JSON.parse(request), { blobIds: true }));
+    const out = [frame];
+    if (isPart && frame?.type === 'requestPart') {
+      const request = this.joinPart(id, frame);
+      if (request !== null) {
+        try {
+          out.push(JSON.parse(request));
+        } catch {
+          // not JSON: the plugin's decode of the joined text says so
+        }
       }
-    } catch {
-      // not JSON JS can pack, or a request that is not JSON: Luau decodes it
     }
-    return out.length > 1 || out[0] !== null ? pack(out.slice(0, out.length > 1 ? 3 : 1)) : null;
+    try {
+      return pack(out, { blobIds: true });
+    } catch {
+      return null; // not JSON JS can pack: Luau decodes it
+    }
   }
 
   // joinPart keeps a requestPart's piece and returns the request's text once every
@@ -262,11 +267,12 @@ async function main() {
   }
   if (opts.place) {
     const started = performance.now();
-    const text = readFileSync(opts.place, 'utf8');
     let packed = null;
+    let text = null;
     if (opts.place.endsWith('.packed')) {
-      packed = text; // packed already, blob ids included (the host's WritePackedPlace)
+      packed = readFileSync(opts.place); // packed already, blob ids included (the host's WritePackedPlace)
     } else {
+      text = readFileSync(opts.place, 'utf8');
       try {
         packed = pack(JSON.parse(text), { blobIds: true });
       } catch {

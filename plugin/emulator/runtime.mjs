@@ -171,13 +171,15 @@ export async function createRuntime(options = {}) {
   delete mockSources.Data;
   const boot = state.loadstring(mockSources.Boot, '=mock.Boot', true);
   const [api] = await boot(mockSources, options.virtualTime === true, data);
-  return new Runtime(state, api);
+  return new Runtime(state, api, options.fastLane !== false);
 }
 
 /** Runtime is a mock DataModel in a Luau VM. Calls into Luau are queued, one at a time. */
 export class Runtime {
-  constructor(state, api) {
+  constructor(state, api, fastLane = true) {
     this.state = state;
+    // fastLane: big strings and bytes may be written straight into the VM's memory.
+    this.fastLane = fastLane;
     this.api = api;
     this.queue = Promise.resolve();
     this.timer = null;
@@ -193,7 +195,8 @@ export class Runtime {
       const fn = this.api[name];
       if (typeof fn !== 'function') throw new Error(`mock has no entry ${name}`);
       for (let i = 0; i < args.length; i++) {
-        if (typeof args[i] === 'string' && args[i].length > PIECE) args[i] = await this.#passBig(args[i]);
+        if (args[i] instanceof Uint8Array) args[i] = await this.#passBytes(args[i]);
+        else if (typeof args[i] === 'string' && args[i].length > PIECE) args[i] = await this.#passBig(args[i]);
       }
       const [ok, ...rest] = await fn(...args);
       // Every entry returns ok, next-timer-delay (or nil), results...; see Boot.luau.
@@ -237,17 +240,46 @@ export class Runtime {
     return `\u0001big:${id}`;
   }
 
-  // Luau's buffer object: a 4-byte header, its length (uint32), then its bytes at +8.
   async #passBigInPlace(id, text) {
-    if (wasmMemory === null || !text.isWellFormed()) return false;
+    if (!text.isWellFormed()) return false;
     const bytes = Buffer.byteLength(text, 'utf8');
-    const [where] = await this.api.bigBuffer(id, bytes);
+    return this.#inPlace(id, bytes, (dest) => {
+      const { read, written } = new TextEncoder().encodeInto(text, dest);
+      return read === text.length && written === bytes;
+    });
+  }
+
+  // #passBytes hands bytes (a Uint8Array) to Luau as a buffer, the call getting a token
+  // in its place: written into the VM's memory by the fast lane, or else sent as hex
+  // text in pieces that Luau turns back into bytes.
+  async #passBytes(bytes) {
+    const id = ++this.bigId;
+    if (await this.#inPlace(id, bytes.length, (dest) => (dest.set(bytes), true))) {
+      this.bigInPlace++;
+      return `\u0001buf:${id}`;
+    }
+    const pieces = [];
+    for (let at = 0; at < bytes.length; at += PIECE / 2) {
+      pieces.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(PIECE / 2, bytes.length - at)).toString('hex'));
+    }
+    await this.api.putBig(id); // an empty list: zero bytes are a buffer too
+    for (let i = 0; i < pieces.length; i += 8) {
+      await this.api.putBig(id, ...pieces.slice(i, i + 8));
+    }
+    return `\u0001buf:${id}`;
+  }
+
+  // #inPlace has Luau make a buffer of n bytes (Boot's bigBuffer) and lets write fill
+  // it in the VM's memory. Luau's buffer object: a 4-byte header, its length (uint32),
+  // then its bytes at +8. False when that cannot be vouched for.
+  async #inPlace(id, n, write) {
+    if (!this.fastLane || wasmMemory === null) return false;
+    const [where] = await this.api.bigBuffer(id, n);
     const address = bufferAddress(where);
     const memory = wasmMemory.buffer;
-    if (address === null || address % 8 !== 0 || address + 8 + bytes > memory.byteLength) return false;
-    if (new DataView(memory).getUint32(address + 4, true) !== bytes) return false;
-    const { read, written } = new TextEncoder().encodeInto(text, new Uint8Array(memory, address + 8, bytes));
-    return read === text.length && written === bytes;
+    if (address === null || address % 8 !== 0 || address + 8 + n > memory.byteLength) return false;
+    if (new DataView(memory).getUint32(address + 4, true) !== n) return false;
+    return write(new Uint8Array(memory, address + 8, n));
   }
 
   #schedule(next) {

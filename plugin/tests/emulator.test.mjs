@@ -208,7 +208,7 @@ export async function runEmulatorTests() {
       const hello = await host.frame(ctx.conn, (f) => f.type === 'hello');
       assertEqual(hello, {
         type: 'hello', protocol: 1, pluginVersion: '0.1.0', placeId: 1234, placeName: 'EmulatorTest', sessionId: SESSION,
-        context: 'edit', readOnly: false, collaborativeEditing: false,
+        context: 'edit', readOnly: false, collaborativeEditing: false, capabilities: ['stage'],
       }, 'hello');
       assert(host.headers[0].origin === undefined, 'the upgrade carried an Origin header');
     }],
@@ -595,9 +595,24 @@ export async function runEmulatorTests() {
         const [, fromPacked] = await rt.call('eval', 'local _, s = ... return __mock.Json.encode(__mock.Json.decodePacked(s), { sortKeys = true })', 'packed', pack(v));
         assertEqual(fromPacked, fromJson, `packed ${text.slice(0, 60)}`);
       }
-      const [, bad] = await rt.call('eval', 'local _, s = ... return (pcall(__mock.Json.decodePacked, s))', 'bad', 's5:abcdefg');
-      assertEqual(bad, false, 'trailing characters are refused');
+      const decodes = 'local _, b = ... local ok, v = pcall(__mock.Json.decodePacked, b) return if ok then v else "refused: " .. tostring(v)';
+      const whole = pack('abc');
+      assertEqual((await rt.call('eval', decodes, 'whole', whole))[1], 'abc', 'a packed string');
+      const trailing = new Uint8Array([...whole, 0x74]);
+      assert(String((await rt.call('eval', decodes, 'trailing', trailing))[1]).startsWith('refused: packed JSON: trailing bytes'), 'trailing bytes are refused');
+      const cut = whole.subarray(0, whole.length - 1);
+      assert(String((await rt.call('eval', decodes, 'cut', cut))[1]).startsWith('refused:'), 'a cut value is refused');
       rt.stop();
+      // Off the fast lane, bytes go as hex pieces and arrive the same.
+      const slow = await createRuntime({ virtualTime: true, log: () => {}, fastLane: false });
+      await slow.call('installPlugin', JSON.stringify(readSources(srcDir)), '{}');
+      const big = pack(values[1]);
+      const [, viaHex] = await slow.call('eval', 'local _, b = ... return __mock.Json.encode(__mock.Json.decodePacked(b), { sortKeys = true })', 'hex', big);
+      const [, viaJson] = await slow.call('eval', 'local _, s = ... return __mock.Json.encode(__mock.Json.decode(s), { sortKeys = true })', 'json', JSON.stringify(values[1]));
+      assertEqual(viaHex, viaJson, 'packed bytes in hex pieces');
+      assertEqual((await slow.call('eval', decodes, 'empty', new Uint8Array(0)))[1].startsWith('refused:'), true, 'no bytes: refused, not a crash');
+      assertEqual(slow.bigInPlace, 0, 'nothing took the fast lane');
+      slow.stop();
     }],
     ['gives each script Source its git blob id in a packed value, which decodePacked passes on', async () => {
       const rt = await createRuntime({ virtualTime: true, log: () => {} });
@@ -613,7 +628,8 @@ __mock.Json.decodePacked(s, function(text, hex) table.insert(seen, hex .. " " ..
 table.sort(seen)
 return table.concat(seen, "|")`, 'blobs', packed);
       assertEqual(seen, [`${blob('print(1)')} print(1)`, `${blob('return "é"\n')} return "é"\n`].sort().join('|'), 'blob ids');
-      assert(!pack(place).includes('h'.concat(blob('print(1)'))), 'no blob ids unless asked');
+      assert(Buffer.from(packed).includes('h'.concat(blob('print(1)'))), 'blob ids when asked');
+      assert(!Buffer.from(pack(place)).includes('h'.concat(blob('print(1)'))), 'no blob ids unless asked');
       let threw = false;
       try {
         pack({ n: Infinity });
