@@ -488,9 +488,9 @@ export async function runEmulatorTests() {
       const handle = [...partials.flatMap((p) => p.result.instances), ...response.result.instances].find((i) => i.name === 'New').handle;
       const big = 'local s = "é🎉\\n\\t\\"x\\"" -- <&>\n'.repeat(20000);
       // the request's text in three parts, the first long enough for run.mjs to decode it
-      const inParts = async (ops) => {
+      const inParts = async (ops, method = 'apply') => {
         const id = `rp${host.nextId++}`;
-        const text = JSON.stringify({ type: 'request', id, method: 'apply', params: { txId: id, ops } });
+        const text = JSON.stringify({ type: 'request', id, method, params: { txId: id, ops } });
         const cut = (at) => (text.charCodeAt(at - 1) >= 0xd800 && text.charCodeAt(at - 1) <= 0xdbff ? at + 1 : at);
         const a = cut(Math.min(300_000, text.length >> 1));
         const b = cut(a + 100);
@@ -509,6 +509,20 @@ export async function runEmulatorTests() {
       assertEqual([wrong.error?.code, wrong.error?.details?.failures?.[0]?.actual], ['E_PRECONDITION_FAILED', blob(big)], 'refused');
       const back = await inParts(edit(big, before));
       assert(back.ok, `apply failed: ${JSON.stringify(back.error)}`);
+      // Staged: the ops come in a stage request's parts, and the apply names them by txId.
+      const staged = await inParts(edit(before, big), 'stage');
+      assertEqual(staged.result, { txId: staged.id, ops: 1 }, 'staged');
+      const source = async () => (await host.request(ctx.conn, 'getScript', { handle })).response.result.source;
+      assert((await source()) === before, 'a stage writes nothing');
+      const other = (await host.request(ctx.conn, 'apply', { txId: 'another', ops: null, staged: true })).response;
+      assertEqual([other.error?.code, other.error?.details?.staged], ['E_BAD_REQUEST', false], 'nothing staged for another txId');
+      await inParts(edit(before, big), 'stage');
+      const again = await inParts(edit(before, big), 'stage');
+      const applied = (await host.request(ctx.conn, 'apply', { txId: again.id, ops: null, staged: true })).response;
+      assert(applied.ok, `staged apply failed: ${JSON.stringify(applied.error)}`);
+      assert((await source()) === big, 'the staged Source written');
+      const twice = (await host.request(ctx.conn, 'apply', { txId: again.id, ops: null, staged: true })).response;
+      assertEqual(twice.error?.details?.staged, false, 'staged ops are taken once');
     }],
     ['saves the place on SIGTERM and exits 0', async () => {
       emu.child.kill('SIGTERM');
