@@ -128,7 +128,17 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	journaled := time.Now()
 	stagedAt := journaled
 	if len(w.ops) > 0 {
-		isStaged := staged != nil && <-staged == nil
+		isStaged := false
+		if staged != nil {
+			err := <-staged
+			if errcode.Of(err) == errcode.StudioTimeout {
+				// Studio did not take the ops in time; a stage writes nothing, and no
+				// apply was sent: nothing happened, and waiting again would not help.
+				rec.Abort()
+				return nil, err
+			}
+			isStaged = err == nil
+		}
 		stagedAt = time.Now()
 		if err := rec.MarkStudioSent(); err != nil {
 			rec.Abort()

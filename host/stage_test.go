@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
 	"github.com/atlas-rbx/atlas/errcode"
@@ -26,12 +27,12 @@ type stageCall struct {
 // startStaging starts a host whose plugin stages (protocol.CapabilityStage), with Main
 // edited on disk, and records the stage and apply requests; hook, when set, may
 // answer a request in the plugin's place.
-func startStaging(t *testing.T, hook func(method string, p protocol.ApplyParams) (any, error, bool)) (*hosttest.Env, func() []stageCall) {
+func startStaging(t *testing.T, hook func(method string, p protocol.ApplyParams) (any, error, bool), opts func(*host.Options)) (*hosttest.Env, func() []stageCall) {
 	t.Helper()
 	var mu sync.Mutex
 	var calls []stageCall
 	var journal string
-	e := hosttest.StartWith(t, hosttest.Config{Plugin: func(p *bridgetest.Plugin) {
+	e := hosttest.StartWith(t, hosttest.Config{Options: opts, Plugin: func(p *bridgetest.Plugin) {
 		p.Stage = true
 		p.Hook = func(method string, raw json.RawMessage) (any, error, bool) {
 			if method != protocol.MethodStage && method != protocol.MethodApply {
@@ -77,7 +78,7 @@ func mainSource(e *hosttest.Env) string {
 // A plugin that stages gets the ops in a stage request, then an apply that names them
 // by txId, sent only once the journal record is on disk.
 func TestApplyStagesOpsThenAppliesThemByTxID(t *testing.T) {
-	e, calls := startStaging(t, nil)
+	e, calls := startStaging(t, nil, nil)
 	res, err := planAndApply(t, e)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestApplySendsOpsWhenStagingFails(t *testing.T) {
 		}, []string{"stage", "apply staged", "apply"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e, calls := startStaging(t, c.hook)
+			e, calls := startStaging(t, c.hook, nil)
 			if _, err := planAndApply(t, e); err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +152,7 @@ func TestApplySendsOpsWhenStagingFails(t *testing.T) {
 // Staged ops are not applied when the journal cannot be written: Studio and disk stay
 // as they were, and no apply is sent.
 func TestStagedOpsAreNotAppliedWhenTheJournalFails(t *testing.T) {
-	e, calls := startStaging(t, nil)
+	e, calls := startStaging(t, nil, nil)
 	before := snapshotWorld(t, e)
 	journal := filepath.Join(host.ProjectStateDir(e.StateDir, e.Location.File), "journal")
 	if err := os.RemoveAll(journal); err != nil {
@@ -179,5 +180,37 @@ func TestStagedOpsAreNotAppliedWhenTheJournalFails(t *testing.T) {
 	}
 	if src := mainSource(e); src != "print('staged')\n" {
 		t.Errorf("Studio's Main = %q, want the disk's", src)
+	}
+}
+
+// A Studio that does not take the staged ops in time gets no apply: the transaction is
+// aborted (a stage writes nothing), with E_STUDIO_TIMEOUT, and nothing stays open.
+func TestApplyAbortsWhenTheStageTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	e, calls := startStaging(t, func(method string, _ protocol.ApplyParams) (any, error, bool) {
+		if method == protocol.MethodStage {
+			<-release // a Studio that hangs on it
+			return nil, errcode.New(errcode.Internal, "too late"), true
+		}
+		return nil, nil, false
+	}, func(o *host.Options) { o.StudioTimeout = 500 * time.Millisecond })
+	before := snapshotWorld(t, e)
+	_, err := planAndApply(t, e)
+	if errcode.Of(err) != errcode.StudioTimeout {
+		t.Fatalf("apply = %v, want E_STUDIO_TIMEOUT", err)
+	}
+	assertUnchanged(t, e, before)
+	st, err := e.Host.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Pending) != 0 {
+		t.Errorf("open transactions after the stage timed out: %+v", st.Pending)
+	}
+	for _, c := range calls() {
+		if c.method == protocol.MethodApply {
+			t.Errorf("an apply was sent after the stage timed out: %+v", c.params)
+		}
 	}
 }
