@@ -232,12 +232,19 @@ export class Runtime {
       pieces.push(text.slice(at, end));
       at = end;
     }
+    await this.#putPieces(id, pieces);
+    return `\u0001big:${id}`;
+  }
+
+  // #putPieces sends the pieces of big value id to Luau (Boot's putBig), which keeps
+  // them as a list, empty when there are none.
+  async #putPieces(id, pieces) {
+    await this.api.putBig(id);
     // A few pieces per call: luau-web pushes arguments without growing the Lua stack
     // (LUA_MINSTACK is 20 slots), and more arguments than that corrupt the VM.
     for (let i = 0; i < pieces.length; i += 8) {
       await this.api.putBig(id, ...pieces.slice(i, i + 8));
     }
-    return `\u0001big:${id}`;
   }
 
   async #passBigInPlace(id, text) {
@@ -262,10 +269,7 @@ export class Runtime {
     for (let at = 0; at < bytes.length; at += PIECE / 2) {
       pieces.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(PIECE / 2, bytes.length - at)).toString('hex'));
     }
-    await this.api.putBig(id); // an empty list: zero bytes are a buffer too
-    for (let i = 0; i < pieces.length; i += 8) {
-      await this.api.putBig(id, ...pieces.slice(i, i + 8));
-    }
+    await this.#putPieces(id, pieces);
     return `\u0001buf:${id}`;
   }
 
