@@ -31,8 +31,10 @@ import (
 //
 // Background work (the warm-up plan when a Studio connects) takes the lock with
 // useInBackground and gives it up as soon as a command asks for it: its context is
-// cancelled, which ends its Studio request at once. A command waits for the lock
-// only as long as its context allows (E_STUDIO_TIMEOUT after that).
+// cancelled, which ends its Studio request at once. Plans and applies are the
+// exception (useAfterBackground): they would take the same snapshot again, so they
+// wait for the one under way. A command waits for the lock only as long as its
+// context allows (E_STUDIO_TIMEOUT after that).
 type studioCache struct {
 	sem chan struct{} // holding its one token is holding the Studio lock
 
@@ -74,9 +76,25 @@ func newStudioCache() *studioCache {
 // to give it up; when ctx ends before the lock is free, use fails with
 // E_STUDIO_TIMEOUT (or ctx's error when it was cancelled).
 func (c *studioCache) use(ctx context.Context, fn func(snaps *snapshots) error) error {
+	return c.lock(ctx, false, fn)
+}
+
+// useAfterBackground is use for a command that takes the snapshot background work
+// (the warm-up plan) is taking: a plan or an apply. It lets that work finish rather
+// than give the lock up, since a snapshot of its own would cost as much again (a
+// whole one of 10,000 scripts takes seconds in a slow Studio); the command's own
+// snapshot is then a delta or "unchanged". When ctx ends first, the background work
+// is cancelled as well: it did not deliver within a command's wait, and the next
+// command does not wait for it again.
+func (c *studioCache) useAfterBackground(ctx context.Context, fn func(snaps *snapshots) error) error {
+	return c.lock(ctx, true, fn)
+}
+
+// lock is use, and useAfterBackground when join.
+func (c *studioCache) lock(ctx context.Context, join bool, fn func(snaps *snapshots) error) error {
 	c.bgMu.Lock()
 	c.waiting++
-	if c.bgCancel != nil {
+	if c.bgCancel != nil && !join {
 		c.bgCancel()
 	}
 	c.bgMu.Unlock()
@@ -85,6 +103,13 @@ func (c *studioCache) use(ctx context.Context, fn func(snaps *snapshots) error) 
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
 		err = ctx.Err()
+		if join {
+			c.bgMu.Lock()
+			if c.bgCancel != nil {
+				c.bgCancel()
+			}
+			c.bgMu.Unlock()
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = errcode.New(errcode.StudioTimeout, "another command kept Studio busy for the whole timeout").
 				Reason(errcode.ReasonStudioTimeout, errcode.NextWait, errcode.NextRetry)

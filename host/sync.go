@@ -32,7 +32,7 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	defer cancel()
 	var c *computed
 	big := false
-	err := h.studio.use(ctx, func(snaps *snapshots) error {
+	err := h.studio.useAfterBackground(ctx, func(snaps *snapshots) error {
 		wholes, full := snaps.c.wholes, h.disk.fullLoads()
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
@@ -225,7 +225,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	lctx, cancel := h.studioDeadline(ctx)
 	defer cancel()
 	// No other snapshot may replace the handles between the recompute and the patch.
-	err = h.studio.use(lctx, func(snaps *snapshots) error {
+	err = h.studio.useAfterBackground(lctx, func(snaps *snapshots) error {
 		t := &apply.Txn{
 			Tokens:        h.tokens,
 			Studio:        &sessionStudio{s: s},

@@ -2,7 +2,9 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,34 +65,117 @@ func TestStalledStudioTimesOut(t *testing.T) {
 
 // The warm-up plan started when Studio connected holds the Studio lock while it
 // waits for a stalled snapshot (its own deadline is minutes). A plan asked meanwhile
-// takes the lock from it and times out after the Studio timeout, not the warm-up's.
+// waits for it only as long as the Studio timeout, and then cancels it: the next
+// plan takes the lock at once and sends its own snapshot.
 func TestWarmUpGivesWayToACommand(t *testing.T) {
 	ctx := context.Background()
 	e := hosttest.StartWith(t, hosttest.Config{
 		Options: func(o *host.Options) { o.StudioTimeout = 500 * time.Millisecond; o.Prewarm = true },
 		Plugin:  func(p *bridgetest.Plugin) { p.Stall = true },
 	})
-	// Prewarm starts when the session connects; wait until its snapshot is with
-	// the plugin, so that it holds the Studio lock.
+	waitForRequest(t, e.Plugin, "snapshot")
+	_, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) })
+	mustCode(t, err, errcode.StudioTimeout)
+	e.Plugin.SetStall(false)
+	if _, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) }); err != nil {
+		t.Fatalf("the plan after the warm-up gave up: %v", err)
+	}
+	if n := count(e.Plugin.Requests(), "snapshot"); n < 2 {
+		t.Fatalf("the plugin saw %d snapshot requests, want the warm-up's and the plan's", n)
+	}
+}
+
+// A plan asked while the warm-up's whole snapshot is under way waits for it rather
+// than starting another: the plugin sends one whole snapshot, and the plan's own is
+// answered off it. An exec asked meanwhile does not wait: it takes the lock from the
+// warm-up at once.
+func TestAPlanWaitsForTheWarmUpsSnapshot(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	var once sync.Once
+	first := make(chan struct{})
+	e := hosttest.StartWith(t, hosttest.Config{
+		Options: func(o *host.Options) { o.StudioTimeout = hangGuard; o.Prewarm = true },
+		Plugin: func(p *bridgetest.Plugin) {
+			p.Hook = func(method string, _ json.RawMessage) (any, error, bool) {
+				if method == "snapshot" {
+					held := false
+					once.Do(func() { held = true; close(first) })
+					if held {
+						<-release // the warm-up's snapshot, answered once released
+					}
+				}
+				return nil, nil, false
+			}
+		},
+	})
+	<-first
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Host.Plan(ctx, host.PlanRequest{})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if n := count(e.Plugin.Requests(), "snapshot"); n != 1 {
+		t.Fatalf("the plugin saw %d snapshot requests while the warm-up's was under way, want 1", n)
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("no plan within %s", hangGuard)
+	}
+	if whole, _ := e.Plugin.Snapshots(); whole != 1 {
+		t.Fatalf("the plugin sent %d whole snapshots, want 1 (the warm-up's)", whole)
+	}
+}
+
+// An exec does not wait for the warm-up's snapshot: it takes the lock from it.
+func TestExecTakesTheLockFromTheWarmUp(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	defer close(release)
+	e := hosttest.StartWith(t, hosttest.Config{
+		Options: func(o *host.Options) { o.StudioTimeout = hangGuard; o.Prewarm = true },
+		Plugin: func(p *bridgetest.Plugin) {
+			p.Hook = func(method string, _ json.RawMessage) (any, error, bool) {
+				if method == "snapshot" {
+					<-release // never answered while the test runs
+				}
+				return nil, nil, false
+			}
+		},
+	})
+	waitForRequest(t, e.Plugin, "snapshot")
+	if _, err := call(t, func() (*host.ExecData, error) { return e.Host.Exec(ctx, host.ExecRequest{Code: "return 1"}) }); err != nil {
+		t.Fatalf("exec while the warm-up's snapshot hangs: %v", err)
+	}
+}
+
+// waitForRequest waits until the plugin has seen a request for method.
+func waitForRequest(t *testing.T, p *bridgetest.Plugin, method string) {
+	t.Helper()
 	deadline := time.Now().Add(hangGuard)
-	for !slices.Contains(e.Plugin.Requests(), "snapshot") {
+	for !slices.Contains(p.Requests(), method) {
 		if time.Now().After(deadline) {
-			t.Fatal("the warm-up plan never asked for a snapshot")
+			t.Fatalf("no %s request came", method)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) })
-	mustCode(t, err, errcode.StudioTimeout)
-	// The plan's own snapshot reached the plugin: it had the lock.
+}
+
+// count is how many of list are m.
+func count(list []string, m string) int {
 	n := 0
-	for _, m := range e.Plugin.Requests() {
-		if m == "snapshot" {
+	for _, x := range list {
+		if x == m {
 			n++
 		}
 	}
-	if n < 2 {
-		t.Fatalf("the plugin saw %d snapshot requests, want the warm-up's and the plan's", n)
-	}
+	return n
 }
 
 // A command gives up its snapshot off the cached one when its own context ends (the
