@@ -46,7 +46,7 @@ func checksOf(ops []protocol.Op, byHandle map[string]*dom.Instance, sourceHashes
 		if !ok {
 			return "", false
 		}
-		return gitblob.Hash([]byte(s)), true
+		return gitblob.HashString(s), true
 	}
 	out := []instanceCheck{}
 	at := map[string]int{}

@@ -433,7 +433,7 @@ func (w *work) writesSource(d *dom.Instance, src string) {
 	}
 	h := d.SourceHash
 	if h == "" {
-		h = gitblob.Hash([]byte(src))
+		h = gitblob.HashString(src)
 	}
 	w.sourceHashes[len(w.ops)] = h
 }
@@ -627,7 +627,7 @@ func sawWhatThePlanSaw(st *State, c *plan.Change, ops []project.FileOp) error {
 		if c.Disk.RawHash == "" && st.FS != nil {
 			// The Source hash is the file's unless the file has CRLF line endings.
 			if b, err := fs.ReadFile(st.FS, op.Path); err == nil && gitblob.Hash(b) == op.Expect &&
-				gitblob.Hash([]byte(project.NormalizeSource(string(b)))) == c.Disk.SourceHash {
+				gitblob.HashString(project.NormalizeSource(string(b))) == c.Disk.SourceHash {
 				continue
 			}
 		}

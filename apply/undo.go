@@ -114,7 +114,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			for k, v := range op.Set {
 				if k == "Source" {
 					if s, ok := sourceOf(v); ok {
-						expect.SourceSha1 = gitblob.Hash([]byte(s))
+						expect.SourceSha1 = gitblob.HashString(s)
 					}
 					if pre.Source != nil {
 						set["Source"] = dom.MustMarshal(dom.String(*pre.Source))
@@ -144,7 +144,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			e := &protocol.Expect{}
 			if inst != nil && inst.IsScript() {
 				if s, ok := sourceOf(op.Instance.Properties["Source"]); ok {
-					e.SourceSha1 = gitblob.Hash([]byte(s))
+					e.SourceSha1 = gitblob.HashString(s)
 				}
 			}
 			ops = append(ops, protocol.Op{Op: protocol.OpRemove, Handle: h, Expect: e, ChangeID: op.ChangeID})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
 	githash "github.com/go-git/go-git/v5/plumbing/hash"
 )
@@ -37,6 +38,16 @@ func Hash(data []byte) string {
 	h.Write(data)
 	var sum [sha1.Size]byte
 	return hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// HashString is Hash of a string's bytes, without copying them: sources are
+// strings of kilobytes, hashed by the ten thousand.
+func HashString(s string) string {
+	if s == "" {
+		return Hash(nil)
+	}
+	// Hash only reads data, and keeps none of it.
+	return Hash(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // HashReader returns the git blob id of the next size bytes of r, reading them

@@ -45,6 +45,9 @@ func TestHash(t *testing.T) {
 			if got := Hash(tt.data); got != want {
 				t.Errorf("Hash = %s, want %s", got, want)
 			}
+			if got := HashString(string(tt.data)); got != want {
+				t.Errorf("HashString = %s, want %s", got, want)
+			}
 			readers := map[string]io.Reader{
 				"whole": bytes.NewReader(tt.data),
 				"half":  iotest.HalfReader(bytes.NewReader(tt.data)),

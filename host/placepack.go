@@ -74,7 +74,16 @@ func packPlace(pf *PlaceFile) ([]byte, error) {
 // packer appends values in the packed form: a tag byte, then for s a uint32 byte
 // length and the text, for o and a a uint32 count, for n a float64 (integers little-
 // endian), for h a script's Source's 40 hex digit blob id; t, f and z stand alone.
-type packer struct{ b []byte }
+type packer struct {
+	b []byte
+	// values holds the packed form of values other than Strings by their JSON:
+	// a place repeats them (Anchored, a Size, an Enum) across thousands of
+	// instances, and decoding each one's JSON again was most of the packing.
+	values map[string][]byte
+}
+
+// maxPackedValues bounds packer.values.
+const maxPackedValues = 4096
 
 func (p *packer) str(s string) { p.text(jsonText(s)) }
 
@@ -188,7 +197,7 @@ func (p *packer) value(key string, v dom.Value) error {
 	if s, ok := v.(dom.String); ok && utf8.ValidString(string(s)) {
 		if key == "Source" {
 			p.b = append(p.b, 'h')
-			p.b = append(p.b, gitblob.Hash([]byte(s))...)
+			p.b = append(p.b, gitblob.HashString(string(s))...)
 		}
 		p.object(1)
 		p.text("String")
@@ -199,11 +208,25 @@ func (p *packer) value(key string, v dom.Value) error {
 	if err != nil {
 		return err
 	}
+	if packed, ok := p.values[string(b)]; ok {
+		p.b = append(p.b, packed...)
+		return nil
+	}
 	var x any
 	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
-	return p.any(x)
+	start := len(p.b)
+	if err := p.any(x); err != nil {
+		return err
+	}
+	if len(p.values) < maxPackedValues && len(b) <= 256 {
+		if p.values == nil {
+			p.values = map[string][]byte{}
+		}
+		p.values[string(b)] = slices.Clone(p.b[start:])
+	}
+	return nil
 }
 
 // any packs a value json.Unmarshal gave.

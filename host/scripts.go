@@ -94,7 +94,7 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 		return nil, err
 	}
 	return &ScriptData{ID: target.id, FsPath: target.fsPath, InstancePath: target.path, ClassName: res.ClassName,
-		Source: res.Source, StudioHash: gitblob.Hash([]byte(res.Source)), IsDraft: res.IsDraft}, nil
+		Source: res.Source, StudioHash: gitblob.HashString(res.Source), IsDraft: res.IsDraft}, nil
 }
 
 // findOffDisk finds an instance that is not on disk by id: in the base tree, or in

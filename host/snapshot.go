@@ -646,7 +646,7 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		inst.Properties["Source"] = src
 		inst.SourceHash = w.SourceHash
 	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
-		inst.SourceHash = gitblob.Hash([]byte(src))
+		inst.SourceHash = gitblob.HashString(string(src))
 	}
 	return nil
 }

@@ -207,7 +207,7 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 			if err != nil {
 				return l.errf(p, "%v", err)
 			}
-			rec.text, rec.hasText, rec.textHash = src, true, gitblob.Hash([]byte(src))
+			rec.text, rec.hasText, rec.textHash = src, true, gitblob.HashString(src)
 			return nil
 		})
 		if err != nil {

@@ -362,7 +362,7 @@ func setScriptText(rec *record, data []byte) {
 	src := NormalizeSource(text)
 	rec.text, rec.hasText = src, true
 	if len(src) != len(data) {
-		rec.textHash = gitblob.Hash([]byte(src))
+		rec.textHash = gitblob.HashString(src)
 	}
 }
 

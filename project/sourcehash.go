@@ -31,7 +31,7 @@ func (p *Project) ResolveSourceHashes(fsys fs.FS, others ...map[string]*dom.Inst
 		}
 		src := NormalizeSource(string(data))
 		x.Properties["Source"] = dom.String(src)
-		x.SourceHash = gitblob.Hash([]byte(src))
+		x.SourceHash = gitblob.HashString(src)
 		return true
 	})
 }

@@ -320,7 +320,7 @@ func knownBlob(src json.RawMessage, known map[string]bool) string {
 	if err != nil || !ok {
 		return ""
 	}
-	if blob := gitblob.Hash([]byte(s)); known[blob] {
+	if blob := gitblob.HashString(string(s)); known[blob] {
 		return blob
 	}
 	return ""
