@@ -104,3 +104,12 @@ func (h *Host) BaseSources() map[project.BaseSource]int {
 
 // SetTrimDelay sets how long the host waits, idle, before it gives memory back.
 func (h *Host) SetTrimDelay(d time.Duration) { h.trim.delay = d }
+
+// ScopeMade tells whether the latest snapshot scope worked out is that of the disk
+// tree the host holds.
+func (h *Host) ScopeMade() bool {
+	root := h.LastDiskTree()
+	lastScope.Lock()
+	defer lastScope.Unlock()
+	return root != nil && len(lastScope.trees) > 0 && lastScope.trees[0] == root
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
+	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -78,11 +79,14 @@ func (h *Host) warm() {
 		return
 	}
 	started := time.Now()
+	var disk *project.Project
+	var b *base
 	err := h.studio.useInBackground(h.ctx, func(context.Context, *snapshots) error {
-		if _, err := h.loadDisk(); err != nil {
+		var err error
+		if disk, err = h.loadDisk(); err != nil {
 			return err
 		}
-		_, err := h.loadBase("")
+		b, err = h.loadBase("")
 		return err
 	})
 	if err != nil {
@@ -90,6 +94,20 @@ func (h *Host) warm() {
 		return
 	}
 	h.log.Debug("caches warmed", "ms", time.Since(started).Milliseconds())
+	if disk != nil {
+		// The first snapshot's request, worked out while nothing waits for it (serve
+		// --emulate builds its place meanwhile) rather than once a Studio has
+		// connected: a plan of the same trees finds it made (scope keeps the latest).
+		var baseRoot *dom.Instance
+		if b != nil {
+			baseRoot = b.proj.Root
+		}
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			scope(disk.Root, baseRoot)
+		}()
+	}
 	// A Studio that connected meanwhile found the lock taken, and its warm-up plan
 	// gave way: take it now.
 	h.prewarm()

@@ -183,12 +183,13 @@ func TestWarmAtStart(t *testing.T) {
 	defer h.Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, full := h.DiskLoads(); full > 0 && h.BaseSources()[project.BaseFromDisk] > 0 {
+		// the caches, and the first snapshot's request: no Studio has connected
+		if _, full := h.DiskLoads(); full > 0 && h.BaseSources()[project.BaseFromDisk] > 0 && h.ScopeMade() {
 			break
 		}
 		if time.Now().After(deadline) {
 			_, full := h.DiskLoads()
-			t.Fatalf("no warm-up: %d full disk loads, bases %v", full, h.BaseSources())
+			t.Fatalf("no warm-up: %d full disk loads, bases %v, scope made %v", full, h.BaseSources(), h.ScopeMade())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
