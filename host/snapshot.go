@@ -94,6 +94,7 @@ func (c *studioCache) useAfterBackground(ctx context.Context, fn func(snaps *sna
 func (c *studioCache) lock(ctx context.Context, join bool, fn func(snaps *snapshots) error) error {
 	c.bgMu.Lock()
 	c.waiting++
+	afterBackground := join && c.bgCancel != nil
 	if c.bgCancel != nil && !join {
 		c.bgCancel()
 	}
@@ -103,15 +104,20 @@ func (c *studioCache) lock(ctx context.Context, join bool, fn func(snaps *snapsh
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
 		err = ctx.Err()
+		background := false
 		if join {
 			c.bgMu.Lock()
-			if c.bgCancel != nil {
+			if background = c.bgCancel != nil; background {
 				c.bgCancel()
 			}
 			c.bgMu.Unlock()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = errcode.New(errcode.StudioTimeout, "another command kept Studio busy for the whole timeout").
+			msg := "another command kept Studio busy for the whole timeout"
+			if background {
+				msg = "Studio did not answer the warm-up plan's snapshot within the timeout; it is given up, and the next command asks for its own"
+			}
+			err = errcode.New(errcode.StudioTimeout, "%s", msg).
 				Reason(errcode.ReasonStudioTimeout, errcode.NextWait, errcode.NextRetry)
 		}
 	}
@@ -122,7 +128,7 @@ func (c *studioCache) lock(ctx context.Context, join bool, fn func(snaps *snapsh
 		return err
 	}
 	defer func() { <-c.sem }()
-	return fn(&snapshots{c: c})
+	return fn(&snapshots{c: c, afterBackground: afterBackground})
 }
 
 // useInBackground is use for work nobody waits for: fn runs with a context that
@@ -159,6 +165,9 @@ type snapshots struct {
 	// background tells that the holder is background work (useInBackground), whose
 	// context a command's request for the lock cancels.
 	background bool
+	// afterBackground tells that the holder waited for background work to give the
+	// lock up (useAfterBackground), which may have taken a whole snapshot.
+	afterBackground bool
 }
 
 // take asks a Studio session for the instances in scope, without the cache.

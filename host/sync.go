@@ -36,7 +36,8 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 		wholes, full := snaps.c.wholes, h.disk.fullLoads()
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
-		big = snaps.c.wholes != wholes || h.disk.fullLoads() != full
+		// (the warm-up plan this one waited for may have taken a whole snapshot)
+		big = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full
 		return err
 	})
 	if big {

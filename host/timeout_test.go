@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,7 +76,9 @@ func TestWarmUpGivesWayToACommand(t *testing.T) {
 	})
 	waitForRequest(t, e.Plugin, "snapshot")
 	_, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) })
-	mustCode(t, err, errcode.StudioTimeout)
+	if ce := mustCode(t, err, errcode.StudioTimeout); !strings.Contains(ce.Message, "warm-up") {
+		t.Errorf("the timeout does not say it waited for the warm-up: %q", ce.Message)
+	}
 	e.Plugin.SetStall(false)
 	if _, err := call(t, func() (*host.PlanData, error) { return e.Host.Plan(ctx, host.PlanRequest{}) }); err != nil {
 		t.Fatalf("the plan after the warm-up gave up: %v", err)
