@@ -100,6 +100,11 @@ func TestPackedPlaceIsItsJSON(t *testing.T) {
 				"Transparency": dom.Float32(0.25), "CFrame": dom.CFrame{Position: [3]float32{1, 2, 3}, Orientation: [3][3]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}},
 				"Attributes": dom.Attributes{"Big": dom.Float64(1e300), "Text": dom.String("x")},
 			}},
+			// the same values again (packed once, then copied), and one that differs
+			{Name: "Twin", ClassName: "Part", Properties: dom.Properties{
+				"Size": dom.Vector3{1, 2.5, -3}, "Color": dom.Color3{0.1, 0.2, 0.3}, "Anchored": dom.Bool(true),
+				"Transparency": dom.Float32(0.5),
+			}},
 			{Name: "Nothing", ClassName: "Folder"},
 		}},
 	}
