@@ -594,6 +594,42 @@ export async function runEmulatorTests() {
       assertEqual([pieces, rt.bigInPlace - before], [400_000 + small - 19, 2], 'a lone surrogate, in pieces');
       rt.stop();
     }],
+    ['sends big frames out of the VM intact, read in its memory', async () => {
+      for (const fastLane of [true, false]) {
+        const sent = [];
+        let opened = null;
+        const rt = await createRuntime({
+          virtualTime: true,
+          log: () => {},
+          fastLane,
+          network: { open: (id) => (opened = id), send: (id, text) => sent.push([id, text]), close: () => {} },
+          globals: { __test_opened: () => opened },
+        });
+        const texts = [
+          'small é',
+          '\ufeff' + 'a byte order mark first, then é🎉 "quotes" \\ and\nlines '.repeat(3000),
+          '{"type":"partial","instances":[' + '{"name":"ключ\\u0000"},'.repeat(20_000) + '{}]}',
+        ];
+        const send = `local _, s = ...
+local c = game:GetService("HttpService"):CreateWebStreamClient(Enum.WebStreamClientType.WebSocket, { Url = "ws://127.0.0.1:1/x" })
+__mock.networkEvent(__test_opened(), "open")
+c:Send(s)
+return c.ConnectionState.Name`;
+        for (const text of texts) {
+          const [, state] = await rt.call('eval', send, 'send', text);
+          assertEqual(state, 'Open', 'the client is open');
+          assertEqual(sent.at(-1)[1], text, `a frame of ${text.length} characters (fast lane ${fastLane})`);
+          assertEqual(sent.at(-1)[0], opened, 'on its client');
+        }
+        // the two big ones took the fast lane, when there is one
+        assertEqual(rt.sentInPlace, fastLane ? 2 : 0, `frames read in place (fast lane ${fastLane})`);
+        // bytes that are not UTF-8 are left to luau-web's own way: one frame, not read in place
+        const before = [sent.length, rt.sentInPlace];
+        await rt.call('eval', send.replace('local _, s = ...', 'local s = string.rep("x", 70000) .. "\\255"'), 'bytes');
+        assertEqual([sent.length - before[0], rt.sentInPlace - before[1]], [1, 0], 'a frame that is not UTF-8');
+        rt.stop();
+      }
+    }],
     ['hands a place to Luau packed, read as Json.decode reads its JSON', async () => {
       const rt = await createRuntime({ virtualTime: true, log: () => {} });
       const values = [
