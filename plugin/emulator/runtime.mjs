@@ -98,18 +98,27 @@ function bufferAddress(text) {
   const m = /^buffer: 0x([0-9a-fA-F]{1,16})$/.exec(String(text));
   return m ? Number.parseInt(m[1], 16) : null;
 }
-// readInPlace decodes the n bytes of the Luau buffer whose tostring is where (Boot's
-// send), or gives null when it cannot vouch for them: no memory found, an address that
-// does not hold a buffer of that length, bytes that are not UTF-8 (luau-web's own way
-// then carries them as it does). A leading byte order mark is kept, as it is text.
-function readInPlace(where, n) {
+// bufferBytes gives the n bytes of the Luau buffer whose tostring is where, as a view of
+// the VM's memory, or null when it cannot vouch for them: no memory found, or an address
+// that does not hold a buffer of that length. Luau's buffer object: a 4-byte header, its
+// length (uint32), then its bytes at +8.
+function bufferBytes(where, n) {
   if (wasmMemory === null) return null;
   const address = bufferAddress(where);
   const memory = wasmMemory.buffer;
   if (address === null || address % 8 !== 0 || address + 8 + n > memory.byteLength) return null;
   if (new DataView(memory).getUint32(address + 4, true) !== n) return null;
+  return new Uint8Array(memory, address + 8, n);
+}
+
+// readInPlace decodes the bytes of a Luau buffer (Boot's send; see bufferBytes), or
+// gives null when they cannot be vouched for or are not UTF-8 (luau-web's own way then
+// carries them as it does). A leading byte order mark is kept, as it is text.
+function readInPlace(where, n) {
+  const bytes = bufferBytes(where, n);
+  if (bytes === null) return null;
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(new Uint8Array(memory, address + 8, n));
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }
@@ -309,16 +318,12 @@ export class Runtime {
   }
 
   // #inPlace has Luau make a buffer of n bytes (Boot's bigBuffer) and lets write fill
-  // it in the VM's memory. Luau's buffer object: a 4-byte header, its length (uint32),
-  // then its bytes at +8. False when that cannot be vouched for.
+  // it in the VM's memory (bufferBytes). False when that cannot be vouched for.
   async #inPlace(id, n, write) {
     if (!this.fastLane || wasmMemory === null) return false;
     const [where] = await this.api.bigBuffer(id, n);
-    const address = bufferAddress(where);
-    const memory = wasmMemory.buffer;
-    if (address === null || address % 8 !== 0 || address + 8 + n > memory.byteLength) return false;
-    if (new DataView(memory).getUint32(address + 4, true) !== n) return false;
-    return write(new Uint8Array(memory, address + 8, n));
+    const dest = bufferBytes(where, n);
+    return dest !== null && write(dest);
   }
 
   #schedule(next) {
