@@ -7,6 +7,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
 )
 
 // TestKnownSourcesComeByHash: a whole snapshot of the real plugin (in the emulator,
@@ -51,4 +52,67 @@ func TestKnownSourcesComeByHash(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestPushedSourcesComeBackByHash: the snapshot after an apply names the Sources the
+// apply wrote into Studio in knownSources, so the real plugin sends their blob ids
+// instead of the texts (an edited script and a new one under a new folder); a script
+// edited in Studio after that comes as text again.
+func TestPushedSourcesComeBackByHash(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h := e.host
+	ctx := context.Background()
+	plan := func() *host.PlanData {
+		t.Helper()
+		d, err := h.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	plan()
+	const b, z = "return 'b, pushed'\n", "return 'z, new'\n"
+	hosttest.Write(t, e.dir, "src/shared/B.luau", b)
+	hosttest.Write(t, e.dir, "src/shared/New/Z.luau", z)
+	d := plan()
+	if len(d.Changes) != 2 {
+		t.Fatalf("plan = %+v, want the edit of B and the new folder", d.Changes)
+	}
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	byHash, deltas := h.SourcesByHash(), h.StudioDeltas()
+	if d := plan(); len(d.Changes) != 0 {
+		t.Fatalf("after the apply the plan has %d changes: %+v", len(d.Changes), d.Changes)
+	}
+	if h.StudioDeltas() != deltas+1 {
+		t.Fatalf("the snapshot after the apply was not a delta")
+	}
+	if got := h.SourcesByHash() - byHash; got != 2 {
+		t.Errorf("%d Sources came by hash after the apply, want 2 (B and New/Z)", got)
+	}
+	studio := h.CachedStudioTree()
+	for path, want := range map[string]string{"ReplicatedStorage/Shared/B": b, "ReplicatedStorage/Shared/New/Z": z} {
+		x := studio.Find(strings.Split(path, "/")...)
+		if x == nil {
+			t.Fatalf("no %s in the host's Studio tree", path)
+		}
+		if src, _ := x.Properties["Source"].(dom.String); string(src) != want {
+			t.Errorf("Studio's %s = %q, want %q", path, src, want)
+		}
+	}
+
+	// The next snapshot names nothing: an edit in Studio comes as text.
+	byHash = h.SourcesByHash()
+	mustExec(t, h, `game.ReplicatedStorage.Shared.B.Source = "return 'b, studio'\n"`)
+	d = plan()
+	if len(d.Changes) != 1 || d.Changes[0].Path != "ReplicatedStorage/Shared/B" {
+		t.Fatalf("plan = %+v, want the Studio edit of B", d.Changes)
+	}
+	if got := h.SourcesByHash() - byHash; got != 0 {
+		t.Errorf("%d Sources came by hash after a Studio edit, want 0", got)
+	}
+	if src, _ := h.CachedStudioTree().Find("ReplicatedStorage", "Shared", "B").Properties["Source"].(dom.String); src != "return 'b, studio'\n" {
+		t.Errorf("Studio's B = %q after the Studio edit", src)
+	}
 }

@@ -58,6 +58,10 @@ type studioCache struct {
 	// restored tells that tree is a previous host's (see studiostate.go), whose
 	// Sources do not share the disk's strings yet.
 	restored bool
+	// pushed are the Sources the last apply wrote into Studio, by blob id: the next
+	// snapshot off the cached one names them in knownSources, so that Studio sends
+	// their ids instead of the texts the host holds already.
+	pushed map[string]dom.Value
 }
 
 // cachedSource is a script's text and hash; the cache holds no instances, so an old
@@ -210,6 +214,10 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		// A whole snapshot with every Source: the disk's texts need not come over.
 		known = knownSources(disk)
 		params.KnownSources = slices.Sorted(maps.Keys(known))
+	} else if len(c.pushed) > 0 {
+		// The scripts an apply wrote are sent again; the host has their texts.
+		known = c.pushed
+		params.KnownSources = slices.Sorted(maps.Keys(known))
 	}
 	sctx := ctx
 	if sn.background && params.Reuse != "" {
@@ -229,6 +237,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	if err != nil {
 		return nil, err
 	}
+	c.pushed = nil
 	if res.Unchanged {
 		if params.AllowUnchanged && res.SnapshotID == c.snapshotID {
 			return c.tree, nil
@@ -242,19 +251,16 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 			return nil, errcode.New(errcode.Internal, "studio answered a delta Atlas did not ask for")
 		}
 		var index map[string]*dom.Instance
-		if t, touched, index, err = applyDelta(c.tree, c.index, res, prev); err == nil {
+		if t, touched, index, err = applyDelta(c.tree, c.index, res, prev, known); err == nil {
 			c.index = index
 			c.deltas++
+			c.byHash += countByHash(res)
 		}
 	} else {
 		c.wholes++
 		t, err = buildTree(res, prev, known)
 		if err == nil {
-			for _, w := range res.Instances {
-				if w.SourceHash != "" {
-					c.byHash++
-				}
-			}
+			c.byHash += countByHash(res)
 		}
 	}
 	if errors.Is(err, errStaleReuse) {
@@ -287,6 +293,17 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 	shareSources(t, disk)
 	c.index, c.byHandle = indexTree(t)
 	return t, nil
+}
+
+// countByHash is how many of res's scripts came with sourceHash.
+func countByHash(res *protocol.SnapshotResult) int {
+	n := 0
+	for _, w := range res.Instances {
+		if w.SourceHash != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // indexTree returns a whole snapshot's instances by handle, and its scripts' sources
@@ -675,11 +692,11 @@ var errStaleReuse = errors.New("snapshot refers to a source or instance the host
 // updated (moved when their parent changed), and the children it lists put in that
 // order. The result is the tree a whole snapshot would have given; anything that
 // does not fit prev is errStaleReuse, and prev is left as it was.
-func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, map[string]*dom.Instance, error) {
+func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource, known map[string]dom.Value) (*dom.Instance, []*dom.Instance, map[string]*dom.Instance, error) {
 	if prev == nil {
 		return nil, nil, nil, errStaleReuse
 	}
-	if root, touched, ok := patchDelta(prev, index, res, sources); ok {
+	if root, touched, ok := patchDelta(prev, index, res, sources, known); ok {
 		return root, touched, index, nil
 	}
 	byHandle := make(map[string]*dom.Instance, len(sources)*5)
@@ -712,7 +729,7 @@ func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 		x.Name = w.Name
 		x.Properties = make(dom.Properties, len(w.Properties)+1)
 		x.SourceHash = ""
-		if err := readRecord(x, w, sources, nil); err != nil {
+		if err := readRecord(x, w, sources, known); err != nil {
 			return nil, nil, nil, err
 		}
 		if w.Parent == nil {
@@ -764,7 +781,7 @@ func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 // the same id and path). prev still reads as it was downwards from its root. It
 // reports false, having changed nothing, for any other delta. index is updated to
 // the new tree.
-func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource) (*dom.Instance, []*dom.Instance, bool) {
+func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protocol.SnapshotResult, sources map[string]cachedSource, known map[string]dom.Value) (*dom.Instance, []*dom.Instance, bool) {
 	if index == nil || len(res.Removed) > 0 || len(res.Children) > 0 || len(res.Instances) == 0 {
 		return nil, nil, false
 	}
@@ -785,7 +802,7 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 			return nil, nil, false
 		}
 		r := &dom.Instance{Name: w.Name, Properties: make(dom.Properties, len(w.Properties)+1)}
-		if err := readRecord(r, w, sources, nil); err != nil {
+		if err := readRecord(r, w, sources, known); err != nil {
 			return nil, nil, false
 		}
 		records[i], olds[i] = r, x

@@ -31,7 +31,7 @@ func TestDeltaOnRemovedSubtreeIsStale(t *testing.T) {
 
 	// A goes, with B and C under it.
 	removed, _, index, err := applyDelta(tree, index, &protocol.SnapshotResult{Delta: true, Removed: []string{"h1"},
-		Children: map[string][]string{"h0": {"h4"}}}, nil)
+		Children: map[string][]string{"h0": {"h4"}}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestDeltaOnRemovedSubtreeIsStale(t *testing.T) {
 	// C, under the removed B, gets a property.
 	c := rec("h3", "h2", "C")
 	c.Properties["Name"] = []byte(`{"String":"C"}`)
-	got, _, _, err := applyDelta(removed, index, &protocol.SnapshotResult{Delta: true, Instances: []protocol.SnapshotInstance{c}}, nil)
+	got, _, _, err := applyDelta(removed, index, &protocol.SnapshotResult{Delta: true, Instances: []protocol.SnapshotInstance{c}}, nil, nil)
 	if !errors.Is(err, errStaleReuse) {
 		t.Fatalf("applyDelta = %v, %v; want errStaleReuse", got, err)
 	}
@@ -49,7 +49,7 @@ func TestDeltaOnRemovedSubtreeIsStale(t *testing.T) {
 	// A property of D, which is in the tree, is patched, sharing the rest.
 	d := rec("h4", "h0", "D")
 	d.Properties["Value"] = []byte(`{"String":"x"}`)
-	patched, touched, _, err := applyDelta(removed, index, &protocol.SnapshotResult{Delta: true, Instances: []protocol.SnapshotInstance{d}}, nil)
+	patched, touched, _, err := applyDelta(removed, index, &protocol.SnapshotResult{Delta: true, Instances: []protocol.SnapshotInstance{d}}, nil, nil)
 	if err != nil || patched == nil || len(touched) != 1 {
 		t.Fatalf("applyDelta = %v, %v, %v", patched, touched, err)
 	}

@@ -221,6 +221,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		}
 	}
 	var res *apply.Result
+	var recomputed *plan.Plan
 	// The wait for the Studio lock and the fresh plan take at most the Studio
 	// timeout; the patch, once sent, has its own (apply.Txn).
 	lctx, cancel := h.studioDeadline(ctx)
@@ -252,12 +253,16 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				if err != nil {
 					return nil, err
 				}
+				recomputed = c.plan
 				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio,
 					FoldCase: h.fold.get(h.loc.Dir)}, nil
 			},
 		}
 		var err error
 		res, err = t.Run(lctx, apply.Request{Token: req.Token, Overrides: req.Overrides, SkipUnresolved: req.SkipUnresolved})
+		if err == nil && res.StudioOps > 0 && recomputed != nil {
+			snaps.c.pushed = pushedSources(recomputed, res.Applied)
+		}
 		return err
 	})
 	if err != nil {
@@ -330,4 +335,26 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	}
 	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
 	return res, nil
+}
+
+// pushedSources returns the Sources of the scripts the applied push changes of p
+// wrote into Studio, by blob id.
+func pushedSources(p *plan.Plan, applied []apply.Applied) map[string]dom.Value {
+	out := map[string]dom.Value{}
+	for _, a := range applied {
+		if a.Direction != plan.Push {
+			continue
+		}
+		c := p.Find(a.ID)
+		if c == nil || c.Disk == nil {
+			continue
+		}
+		c.Disk.Walk(func(x *dom.Instance) bool {
+			if src, ok := x.Properties["Source"]; ok && x.SourceHash != "" && x.IsScript() {
+				out[x.SourceHash] = src
+			}
+			return c.PatchType == plan.Add // an edit writes the instance, not its children
+		})
+	}
+	return out
 }
