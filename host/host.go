@@ -60,6 +60,11 @@ type Host struct {
 	bridge  *bridge.Server
 	tokens  *token.Store
 	journal *apply.Journal
+	// coming is closed once the Studios the host was told to expect (ExpectStudio,
+	// comingN of them) have connected or will not; nil when none is expected.
+	comingMu sync.Mutex
+	coming   chan struct{}
+	comingN  int
 
 	// lock is the project's host lock, held from Start to Close: one host per
 	// project, and only it recovers transactions.

@@ -35,7 +35,7 @@ type PlaceSnapshotData struct {
 // the place, a second reads, for each of them, every property a place file would
 // hold and scripts can read (the plugin leaves out those it cannot read).
 func (h *Host) PlaceSnapshot(ctx context.Context, req PlaceSnapshotRequest) (*PlaceSnapshotData, error) {
-	s, err := h.session(req.SessionID)
+	s, err := h.session(ctx, req.SessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := h.session(req.SessionID)
+	s, err := h.session(ctx, req.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := h.readSession(req.SessionID, req.Context)
+	s, err := h.readSession(ctx, req.SessionID, req.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 
 // Review sends changes to the plugin's review panel and waits for the person.
 func (h *Host) Review(ctx context.Context, req ReviewRequest) (*ReviewData, error) {
-	s, err := h.session(req.SessionID)
+	s, err := h.session(ctx, req.SessionID)
 	if err != nil {
 		return nil, err
 	}

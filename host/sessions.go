@@ -14,8 +14,8 @@ import (
 // playtest's.
 
 // readSession returns the session a read-only command names.
-func (h *Host) readSession(id, context string) (*bridge.Session, error) {
-	return h.selectSession(bridge.Selector{ID: id, Context: context})
+func (h *Host) readSession(ctx context.Context, id, sessionContext string) (*bridge.Session, error) {
+	return h.selectSession(ctx, bridge.Selector{ID: id, Context: sessionContext})
 }
 
 // execTurns gives each Studio session one exec at a time: two run_code calls on a

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"sync"
 
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge"
@@ -14,14 +15,61 @@ import (
 
 // session returns the Studio session a sync command names (or the only edit
 // session): never a playtest's (sessions.go).
-func (h *Host) session(id string) (*bridge.Session, error) {
-	return h.selectSession(bridge.Selector{ID: id, Sync: true})
+func (h *Host) session(ctx context.Context, id string) (*bridge.Session, error) {
+	return h.selectSession(ctx, bridge.Selector{ID: id, Sync: true})
+}
+
+// ExpectStudio tells the host that a Studio is on its way: serve --emulate (or mcp
+// --emulate, demo) starting its emulator, which takes seconds on a big project.
+// Until done is called (by every caller, when several expect one), a command that
+// finds no Studio session waits for one, within its Studio timeout, instead of
+// failing with E_STUDIO_NOT_CONNECTED.
+func (h *Host) ExpectStudio() (done func()) {
+	h.comingMu.Lock()
+	if h.comingN == 0 {
+		h.coming = make(chan struct{})
+	}
+	h.comingN++
+	h.comingMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.comingMu.Lock()
+			defer h.comingMu.Unlock()
+			if h.comingN--; h.comingN == 0 {
+				close(h.coming)
+				h.coming = nil
+			}
+		})
+	}
+}
+
+// expected returns the channel of the Studio the host expects, or nil.
+func (h *Host) expected() <-chan struct{} {
+	h.comingMu.Lock()
+	defer h.comingMu.Unlock()
+	return h.coming
 }
 
 // selectSession returns the session sel names, with the host's reasons on the
-// plain refusals (no Studio, several).
-func (h *Host) selectSession(sel bridge.Selector) (*bridge.Session, error) {
+// plain refusals (no Studio, several). While a Studio is expected (ExpectStudio),
+// no session yet is waited for, until ctx or the Studio timeout ends.
+func (h *Host) selectSession(ctx context.Context, sel bridge.Selector) (*bridge.Session, error) {
 	s, err := h.bridge.Select(sel)
+	if errcode.Of(err) == errcode.StudioNotConnected && h.expected() != nil {
+		s, err = h.awaitSession(ctx, sel, err)
+	}
+	return h.sessionOrReason(s, err)
+}
+
+// sessionHeld is session for a holder of the Studio lock: it never waits for an
+// expected Studio, whose start takes that lock (InitialPlace).
+func (h *Host) sessionHeld(id string) (*bridge.Session, error) {
+	return h.sessionOrReason(h.bridge.Select(bridge.Selector{ID: id, Sync: true}))
+}
+
+// sessionOrReason gives s, or err with the host's reasons on the plain refusals.
+func (h *Host) sessionOrReason(s *bridge.Session, err error) (*bridge.Session, error) {
 	if err != nil {
 		ce := errcode.As(err)
 		switch ce.ReasonCode() {
@@ -38,6 +86,34 @@ func (h *Host) selectSession(sel bridge.Selector) (*bridge.Session, error) {
 		return nil, ce
 	}
 	return s, nil
+}
+
+// awaitSession waits for the session sel names while a Studio is expected; err is
+// Select's refusal, given back when the wait ends without one.
+func (h *Host) awaitSession(ctx context.Context, sel bridge.Selector, err error) (*bridge.Session, error) {
+	wctx, cancel := h.studioDeadline(ctx)
+	defer cancel()
+	for {
+		coming := h.expected()
+		if coming == nil {
+			return h.bridge.Select(sel)
+		}
+		changed, unsubscribe := h.bridge.Subscribe()
+		// Selected again once subscribed: a session that connected in between is not missed.
+		s, serr := h.bridge.Select(sel)
+		if errcode.Of(serr) != errcode.StudioNotConnected {
+			unsubscribe()
+			return s, serr
+		}
+		select {
+		case <-changed:
+		case <-coming:
+		case <-wctx.Done():
+			unsubscribe()
+			return nil, err
+		}
+		unsubscribe()
+	}
 }
 
 func sessionData(s *bridge.Session) SessionData {

@@ -134,7 +134,7 @@ func (h *Host) Query(ctx context.Context, req QueryRequest) (*QueryData, error) 
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := h.readSession(req.SessionID, req.Context)
+	s, err := h.readSession(ctx, req.SessionID, req.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -525,7 +525,7 @@ func (h *Host) Logs(ctx context.Context, req LogsRequest) (*LogsData, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := h.readSession(req.SessionID, req.Context)
+	s, err := h.readSession(ctx, req.SessionID, req.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -586,7 +586,7 @@ type StateData struct {
 
 // State reports the run mode, the place and the sessions.
 func (h *Host) State(ctx context.Context, req StateRequest) (*StateData, error) {
-	s, err := h.readSession(req.SessionID, req.Context)
+	s, err := h.readSession(ctx, req.SessionID, req.Context)
 	if err != nil {
 		return nil, err
 	}

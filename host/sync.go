@@ -30,6 +30,10 @@ type computed struct {
 func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
 	ctx, cancel := h.studioDeadline(ctx)
 	defer cancel()
+	// A Studio on its way is waited for before the lock, which its start needs.
+	if _, err := h.session(ctx, sessionID); err != nil {
+		return nil, err
+	}
 	var c *computed
 	big := false
 	err := h.studio.useAfterBackground(ctx, func(snaps *snapshots) error {
@@ -74,7 +78,7 @@ func (h *Host) studioDeadline(ctx context.Context) (context.Context, context.Can
 // computeWith is compute for a holder of the Studio lock, which will use the
 // snapshot's handles (apply) before letting it go.
 func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, baseRev string) (*computed, error) {
-	s, err := h.session(sessionID)
+	s, err := h.sessionHeld(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +213,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				With("txId", p.TxID).With("waiting", p.Waiting).With("pending", pending)
 		}
 	}
-	s, err := h.session(req.SessionID)
+	s, err := h.session(ctx, req.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +318,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	}
 	defer h.turn.give()
 	// Undo needs Studio only if the transaction changed it; the journal says so.
-	s, noSession := h.session(req.SessionID)
+	s, noSession := h.session(ctx, req.SessionID)
 	if errcode.Of(noSession) == errcode.StudioReadOnly {
 		return nil, noSession // a playtest's session was named: never undone there
 	}

@@ -65,6 +65,13 @@ func (a *app) serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			expecting := func() {}
+			if c.Bool("emulate") {
+				// From the first request the host answers: a plan sent while the
+				// emulator starts waits for it.
+				expecting = h.ExpectStudio()
+			}
+			defer expecting()
 			if err := h.Start(ctx); err != nil {
 				return err
 			}
@@ -73,6 +80,7 @@ func (a *app) serveCommand() *cli.Command {
 				"address", strings.TrimPrefix(h.URL(), "http://"), "api", h.URL(), "plugin", h.PluginURL())
 			if c.Bool("emulate") {
 				em, err := a.startEmulator(ctx, h, c.String("place"), c.String("review"), logger)
+				expecting()
 				if err != nil {
 					return err
 				}
@@ -105,7 +113,10 @@ func projectName(loc *project.Location) string {
 
 // startEmulator starts the emulator on the host: from --place if given (saved back on
 // exit), else from the project at the base commit.
+// Until it has connected (or failed), commands that need Studio wait for it.
 func (a *app) startEmulator(ctx context.Context, h *host.Host, place, review string, logger *slog.Logger) (*host.Emulator, error) {
+	done := h.ExpectStudio()
+	defer done()
 	return a.emulate(ctx, h, host.EmulatorOptions{URL: h.PluginURL(), Review: review, Logger: logger}, place)
 }
 
