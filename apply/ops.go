@@ -28,8 +28,11 @@ type Studio interface {
 // before the journal is durable, as without staging.
 type Stager interface {
 	// Stage hands over ops under txID; Studio keeps them, and checks and writes
-	// nothing. ErrCannotStage: this Studio does not stage.
-	Stage(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error
+	// nothing. pieces gives the ops encoded (EncodeOps) in consecutive runs
+	// (protocol.SplitOps), as the transaction encodes them for its journal, and is
+	// closed after the last; it never blocks its sender. ErrCannotStage: this
+	// Studio does not stage.
+	Stage(ctx context.Context, txID string, ops []protocol.Op, pieces <-chan []byte) error
 	// ApplyStaged is Apply of the ops staged under txID. ErrNotStaged: Studio
 	// holds no ops under txID, and applied nothing.
 	ApplyStaged(ctx context.Context, txID string) error

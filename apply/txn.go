@@ -101,14 +101,25 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	if wait <= 0 {
 		wait = 60 * time.Second
 	}
+	// The ops go to a Studio that stages while the journal is written, each run of
+	// them as soon as it is encoded; they are applied only once the journal is
+	// durable.
+	var staged <-chan error
 	if len(w.ops) > 0 {
-		if w.opsJSON, err = protocol.EncodeOps(w.ops); err != nil {
-			return nil, errcode.Wrap(errcode.Internal, err, "encode ops")
+		runs := protocol.SplitOps(w.ops, StagePieceBytes)
+		pieces := make(chan []byte, len(runs))
+		staged = t.stage(ctx, res.TxID, w.ops, pieces, wait)
+		encoded := make([][]byte, len(runs))
+		for i, run := range runs {
+			if encoded[i], err = protocol.EncodeOps(run); err != nil {
+				close(pieces)
+				return nil, errcode.Wrap(errcode.Internal, err, "encode ops")
+			}
+			pieces <- encoded[i]
 		}
+		close(pieces)
+		w.opsJSON = protocol.JoinOps(encoded)
 	}
-	// The ops go to a Studio that stages while the journal is written; they are
-	// applied only once it is durable.
-	staged := t.stage(ctx, res.TxID, w, wait)
 	rec, err := t.Journal.Prepare(res.TxID, st, w, t.Place)
 	if err != nil {
 		return nil, err
@@ -192,18 +203,23 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// stage hands w's ops to a Studio that stages (Stager), in the background; the
-// channel gives its outcome. nil: no staging (no ops, or a Studio that cannot).
-func (t *Txn) stage(ctx context.Context, txID string, w *work, wait time.Duration) <-chan error {
+// StagePieceBytes is about how much of an apply's ops one piece of its staging
+// carries: Studio decodes a piece while the host encodes the next, and no piece
+// needs requestPart frames.
+const StagePieceBytes = 1 << 20
+
+// stage hands ops to a Studio that stages (Stager), in the background, as pieces
+// come; the channel gives its outcome. nil: no staging (a Studio that cannot).
+func (t *Txn) stage(ctx context.Context, txID string, ops []protocol.Op, pieces <-chan []byte, wait time.Duration) <-chan error {
 	s, ok := t.Studio.(Stager)
-	if !ok || len(w.ops) == 0 {
+	if !ok {
 		return nil
 	}
 	done := make(chan error, 1)
 	go func() {
 		sctx, cancel := context.WithTimeout(ctx, wait)
 		defer cancel()
-		err := s.Stage(sctx, txID, w.ops, w.opsJSON)
+		err := s.Stage(sctx, txID, ops, pieces)
 		if err != nil && t.Log != nil && !errors.Is(err, ErrCannotStage) {
 			t.Log.Debug("stage", "txId", txID, "err", err)
 		}

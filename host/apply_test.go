@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -438,13 +439,16 @@ type stageCall struct {
 // startStaging starts a host whose plugin stages (protocol.CapabilityStage), with Main
 // edited on disk, and records the stage and apply requests; hook, when set, may
 // answer a request in the plugin's place.
-func startStaging(t *testing.T, hook func(method string, p protocol.ApplyParams) (any, error, bool), opts func(*host.Options)) (*hosttest.Env, func() []stageCall) {
+func startStaging(t *testing.T, hook func(method string, p protocol.ApplyParams) (any, error, bool), opts func(*host.Options), more ...func(*bridgetest.Plugin)) (*hosttest.Env, func() []stageCall) {
 	t.Helper()
 	var mu sync.Mutex
 	var calls []stageCall
 	var journal string
 	e := hosttest.StartWith(t, hosttest.Config{Options: opts, Plugin: func(p *bridgetest.Plugin) {
 		p.Stage = true
+		for _, f := range more {
+			f(p)
+		}
 		p.Hook = func(method string, raw json.RawMessage) (any, error, bool) {
 			if method != protocol.MethodStage && method != protocol.MethodApply {
 				return nil, nil, false
@@ -555,6 +559,80 @@ func TestApplySendsOpsWhenStagingFails(t *testing.T) {
 			}
 			if src := mainSource(e); src != "print('staged')\n" {
 				t.Errorf("Studio's Main = %q, want the disk's", src)
+			}
+		})
+	}
+}
+
+// A big apply is staged in pieces of about apply.StagePieceBytes, the pieces after the
+// first with append, and applied by txId with the count of its ops; a piece that went
+// missing leaves the count short, so the staged apply applies nothing and the ops go
+// whole; a plugin without stageAppend gets them all in one stage request.
+func TestApplyStagesABigPatchInPieces(t *testing.T) {
+	big := func(i int) string {
+		return fmt.Sprintf("-- %d\n", i) + strings.Repeat("print('a line of a big script')\n", apply.StagePieceBytes/3/32)
+	}
+	const scripts = 7 // each a third of a piece: three pieces
+	for _, c := range []struct {
+		name string
+		hook func(string, protocol.ApplyParams) (any, error, bool)
+		more func(*bridgetest.Plugin)
+		want []string
+	}{
+		{"in pieces", nil, nil, []string{"stage 3", "stage append 3", "stage append 1", "apply staged 7"}},
+		{"a piece lost", func(method string, p protocol.ApplyParams) (any, error, bool) {
+			if method == protocol.MethodStage && p.Append && len(p.Ops) == 1 {
+				// Answered, but not kept.
+				return protocol.StageResult{TxID: p.TxID, Ops: 7}, nil, true
+			}
+			return nil, nil, false
+		}, nil, []string{"stage 3", "stage append 3", "stage append 1", "apply staged 7", "apply 7"}},
+		{"no stageAppend", nil, func(p *bridgetest.Plugin) { p.NoStageAppend = true }, []string{"stage 7", "apply staged 0"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var more []func(*bridgetest.Plugin)
+			if c.more != nil {
+				more = append(more, c.more)
+			}
+			e, calls := startStaging(t, c.hook, nil, more...)
+			hosttest.Write(t, e.Dir, "src/server/Main.server.luau", big(0))
+			for i := 1; i < scripts; i++ {
+				hosttest.Write(t, e.Dir, fmt.Sprintf("src/shared/Big%d.luau", i), big(i))
+			}
+			res, err := planAndApply(t, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StudioOps != scripts {
+				t.Fatalf("%d Studio ops, want %d", res.StudioOps, scripts)
+			}
+			var got []string
+			for _, call := range calls() {
+				m := call.method
+				if call.params.Append {
+					m += " append"
+				}
+				n := len(call.params.Ops)
+				if call.params.Staged {
+					m += " staged"
+					n = call.params.OpCount
+				}
+				got = append(got, fmt.Sprintf("%s %d", m, n))
+				if call.method == protocol.MethodApply && !call.journal {
+					t.Errorf("an apply came before the journal record was written")
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("requests = %v, want %v", got, c.want)
+			}
+			if src := mainSource(e); src != big(0) {
+				t.Errorf("Studio's Main is not the disk's (%d bytes, want %d)", len(src), len(big(0)))
+			}
+			for i := 1; i < scripts; i++ {
+				x := e.Plugin.Place().Find("ReplicatedStorage", "Shared", fmt.Sprintf("Big%d", i))
+				if x == nil || x.Source() != big(i) {
+					t.Errorf("Studio's Big%d is not the disk's", i)
+				}
 			}
 		})
 	}

@@ -83,3 +83,44 @@ func TestEmulatorTwoHundredBigScripts(t *testing.T) {
 	mustPlan(t, e.host, nil)
 	t.Logf("200 scripts of 360 KB through the real plugin: plan, pull, plan in %s", time.Since(start).Round(time.Millisecond))
 }
+
+// 24 scripts of 130 KB pushed at once (3 MB of ops): the real plugin takes the patch
+// staged in pieces (stage, then stage with append) and applies it whole; the plan
+// after it is empty.
+func TestEmulatorStagesABigPushInPieces(t *testing.T) {
+	ctx := context.Background()
+	e := startEmulated(t, hosttest.Project, nil)
+	mustPlan(t, e.host, nil)
+	const line = "local value = \"some text\" -- and a comment to make the line longer\n"
+	text := func(i int) string { return strings.Repeat(line, 130_000/len(line)) + fmt.Sprintf("-- %d\n", i) }
+	for i := range 24 {
+		hosttest.Write(t, e.dir, fmt.Sprintf("src/shared/Pushed%02d.luau", i), text(i))
+	}
+	d, err := e.host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Push != 24 {
+		t.Fatalf("plan: %+v", d.Summary)
+	}
+	res, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StudioOps != 24 {
+		t.Fatalf("%d Studio ops, want 24", res.StudioOps)
+	}
+	mustPlan(t, e.host, nil)
+	got := mustExec(t, e.host, `local n = 0
+		for _, m in game.ReplicatedStorage.Shared:GetChildren() do
+			if string.sub(m.Name, 1, 6) == "Pushed" then n += #m.Source end
+		end
+		return n`)
+	want := 0
+	for i := range 24 {
+		want += len(text(i))
+	}
+	if got.Returns[0] != fmt.Sprint(want) {
+		t.Fatalf("Studio's pushed scripts hold %s bytes, want %d", got.Returns[0], want)
+	}
+}

@@ -122,7 +122,12 @@ func sessionData(s *bridge.Session) SessionData {
 }
 
 // sessionStudio adapts a bridge session to apply.Studio.
-type sessionStudio struct{ s *bridge.Session }
+type sessionStudio struct {
+	s *bridge.Session
+	// staged is how many ops Stage sent in pieces (0: none, or in one request):
+	// the staged apply names the count, so that a lost piece applies nothing.
+	staged int
+}
 
 func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error {
 	if err := a.fits(ops); err != nil {
@@ -134,18 +139,37 @@ func (a *sessionStudio) Apply(ctx context.Context, txID string, ops []protocol.O
 
 // Stage hands ops to a plugin that stages (protocol.CapabilityStage). A patch that
 // does not fit is not staged: Apply refuses it before anything is sent.
-func (a *sessionStudio) Stage(ctx context.Context, txID string, ops []protocol.Op, encoded []byte) error {
-	if !a.s.Info().Can(protocol.CapabilityStage) || a.fits(ops) != nil {
+func (a *sessionStudio) Stage(ctx context.Context, txID string, ops []protocol.Op, pieces <-chan []byte) error {
+	info := a.s.Info()
+	if !info.Can(protocol.CapabilityStage) || a.fits(ops) != nil {
 		return apply.ErrCannotStage
 	}
-	_, err := a.s.Stage(ctx, protocol.ApplyParams{TxID: txID, Ops: ops, OpsJSON: encoded})
-	return err
+	if !info.Can(protocol.CapabilityStageAppend) {
+		// One stage request with every op.
+		var all [][]byte
+		for p := range pieces {
+			all = append(all, p)
+		}
+		_, err := a.s.Stage(ctx, protocol.ApplyParams{TxID: txID, Ops: ops, OpsJSON: protocol.JoinOps(all)})
+		return err
+	}
+	// A stage request for each piece, as it comes: the plugin decodes one while the
+	// next is encoded.
+	first := true
+	for p := range pieces {
+		if _, err := a.s.Stage(ctx, protocol.ApplyParams{TxID: txID, OpsJSON: p, Append: !first}); err != nil {
+			return err
+		}
+		first = false
+	}
+	a.staged = len(ops)
+	return nil
 }
 
 // ApplyStaged applies the ops staged under txID; a plugin that holds none answers
 // E_BAD_REQUEST with details staged: false, having applied nothing.
 func (a *sessionStudio) ApplyStaged(ctx context.Context, txID string) error {
-	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Staged: true})
+	_, err := a.s.Apply(ctx, protocol.ApplyParams{TxID: txID, Staged: true, OpCount: a.staged})
 	if err != nil {
 		if ce := errcode.As(err); ce.Code == errcode.BadRequest && ce.Details["staged"] == false {
 			return apply.ErrNotStaged

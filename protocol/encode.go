@@ -39,6 +39,64 @@ func EncodeOps(ops []Op) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
+// SplitOps cuts ops into runs of about pieceBytes of JSON each (at least one op
+// each), in order: the pieces of an apply staged in several requests.
+func SplitOps(ops []Op, pieceBytes int) [][]Op {
+	var out [][]Op
+	for start := 0; start < len(ops); {
+		end, size := start, 0
+		for end < len(ops) && (end == start || size < pieceBytes) {
+			size += opSize(&ops[end])
+			end++
+		}
+		out = append(out, ops[start:end:end])
+		start = end
+	}
+	return out
+}
+
+// JoinOps joins the EncodeOps of consecutive runs of ops into the EncodeOps of them
+// all: the arrays' elements, in order, in one array.
+func JoinOps(pieces [][]byte) []byte {
+	n := 2
+	for _, p := range pieces {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for _, p := range pieces {
+		inner := p[1 : len(p)-1]
+		if len(inner) == 0 {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, inner...)
+	}
+	return append(b, ']')
+}
+
+// opSize is about how many bytes op takes as JSON (at least its values' raw bytes).
+func opSize(op *Op) int {
+	n := 64 + valuesSize(op.Set)
+	if op.Expect != nil {
+		n += 64 + valuesSize(op.Expect.Properties)
+	}
+	if op.Instance != nil {
+		n += instanceSize(op.Instance)
+	}
+	return n
+}
+
+func instanceSize(i *NewInstance) int {
+	n := 64 + len(i.Name) + len(i.ClassName) + valuesSize(i.Properties)
+	for _, c := range i.Children {
+		n += instanceSize(c)
+	}
+	return n
+}
+
 func valuesSize(v Values) int {
 	n := 0
 	for k, raw := range v {

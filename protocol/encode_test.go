@@ -92,6 +92,80 @@ func TestEncodeOps(t *testing.T) {
 	}
 }
 
+// randomOps is n random ops with every field set or left out.
+func randomOps(r *rand.Rand, n int) []Op {
+	ops := make([]Op, n)
+	for i := range ops {
+		op := Op{Op: []OpKind{OpEdit, OpAdd, OpRemove}[r.IntN(3)], Set: randomValues(r), ChangeID: fmt.Sprintf("c%d", i)}
+		if r.IntN(2) == 0 {
+			op.Handle = fmt.Sprintf("h%d", r.IntN(100))
+		}
+		if r.IntN(2) == 0 {
+			op.Expect = &Expect{SourceSha1: strings.Repeat("ab", 20), Properties: randomValues(r)}
+		}
+		if r.IntN(3) == 0 {
+			op.Instance = randomInstance(r, 0)
+		}
+		ops[i] = op
+	}
+	return ops
+}
+
+// TestSplitAndJoinOps: SplitOps cuts ops into consecutive runs, none empty, of about
+// the bytes asked; the EncodeOps of the runs joined by JoinOps are EncodeOps of all
+// the ops, byte for byte.
+func TestSplitAndJoinOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 300 {
+		ops := randomOps(r, r.IntN(40))
+		piece := 1 + r.IntN(2000)
+		runs := SplitOps(ops, piece)
+		var again []Op
+		var pieces [][]byte
+		for i, run := range runs {
+			if len(run) == 0 {
+				t.Fatalf("round %d: run %d is empty", round, i)
+			}
+			if size := runSize(run[:len(run)-1]); size >= piece {
+				t.Fatalf("round %d: run %d holds %d bytes before its last op, past %d", round, i, size, piece)
+			}
+			again = append(again, run...)
+			b, err := EncodeOps(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces = append(pieces, b)
+		}
+		if !reflect.DeepEqual(again, ops) && len(ops) > 0 {
+			t.Fatalf("round %d: the runs are not the ops in order", round)
+		}
+		want, err := EncodeOps(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) == 0 {
+			if len(runs) != 0 {
+				t.Fatalf("no ops: %d runs", len(runs))
+			}
+			continue
+		}
+		if got := JoinOps(pieces); string(got) != string(want) {
+			t.Fatalf("round %d (%d runs): JoinOps\n%s\nEncodeOps\n%s", round, len(runs), got, want)
+		}
+	}
+	if got := string(JoinOps([][]byte{[]byte("[]"), []byte(`[{"op":"remove"}]`), []byte("[]")})); got != `[{"op":"remove"}]` {
+		t.Errorf("JoinOps with empty pieces = %s", got)
+	}
+}
+
+func runSize(ops []Op) int {
+	n := 0
+	for i := range ops {
+		n += opSize(&ops[i])
+	}
+	return n
+}
+
 // TestEncodeOpsEdges: no ops, a nil value and empty encoded ops are what json.Marshal
 // makes of them.
 func TestEncodeOpsEdges(t *testing.T) {

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/atlas-rbx/atlas/plan"
 )
@@ -124,6 +125,12 @@ type ApplyParams struct {
 	Ops  []Op   `json:"ops"`
 	// Staged: the ops are the ones a stage request gave under TxID (Ops is empty).
 	Staged bool `json:"staged,omitempty"`
+	// Append (a stage request): the ops go after those staged under TxID already
+	// (CapabilityStageAppend).
+	Append bool `json:"append,omitempty"`
+	// OpCount (an apply with Staged): how many ops are staged under TxID; a plugin
+	// that holds another number applies nothing (CapabilityStageAppend).
+	OpCount int `json:"opCount,omitempty"`
 	// OpsJSON, when set, is Ops as EncodeOps gave them (the journal's copy): they
 	// are sent as they are, not encoded again.
 	OpsJSON json.RawMessage `json:"-"`
@@ -152,6 +159,13 @@ func (p ApplyParams) AppendJSON(b []byte) ([]byte, error) {
 	if p.Staged {
 		b = append(b, `,"staged":true`...)
 	}
+	if p.Append {
+		b = append(b, `,"append":true`...)
+	}
+	if p.OpCount != 0 {
+		b = append(b, `,"opCount":`...)
+		b = strconv.AppendInt(b, int64(p.OpCount), 10)
+	}
 	return append(b, '}'), nil
 }
 
@@ -164,6 +178,10 @@ type StageResult struct {
 // CapabilityStage is the hello capability of a plugin that answers stage requests
 // and applies with Staged.
 const CapabilityStage = "stage"
+
+// CapabilityStageAppend is the hello capability of a plugin that takes an apply's ops
+// in several stage requests (ApplyParams.Append) and checks ApplyParams.OpCount.
+const CapabilityStageAppend = "stageAppend"
 
 // OpKind says what an apply op does.
 type OpKind string

@@ -27,7 +27,7 @@ func (p *Plugin) apply(params json.RawMessage) (any, error) {
 		// The staged ops are taken once, whether this apply takes or refuses them.
 		staged := p.staged
 		p.staged = nil
-		if staged == nil || staged.TxID != in.TxID {
+		if staged == nil || staged.TxID != in.TxID || (in.OpCount != 0 && in.OpCount != len(staged.Ops)) {
 			return nil, errcode.New(errcode.BadRequest, "no ops are staged for transaction %s; nothing was applied", in.TxID).With("staged", false)
 		}
 		in = *staged
@@ -239,6 +239,15 @@ func (p *Plugin) stage(params json.RawMessage) (any, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.staged = &in
+	if in.Append {
+		// The next piece of the same transaction's ops.
+		if p.NoStageAppend || p.staged == nil || p.staged.TxID != in.TxID {
+			p.staged = nil
+			return nil, errcode.New(errcode.BadRequest, "no ops are staged for transaction %s to add to", in.TxID).With("staged", false)
+		}
+		p.staged.Ops = append(p.staged.Ops, in.Ops...)
+		return protocol.StageResult{TxID: in.TxID, Ops: len(p.staged.Ops)}, nil
+	}
+	p.staged = &protocol.ApplyParams{TxID: in.TxID, Ops: in.Ops}
 	return protocol.StageResult{TxID: in.TxID, Ops: len(in.Ops)}, nil
 }

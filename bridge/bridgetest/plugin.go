@@ -54,9 +54,13 @@ type Plugin struct {
 	// engine hashes (EncodingService): a script whose Source is one of the request's
 	// KnownSources comes with its SourceHash instead of its text.
 	HashSources bool
-	// Stage makes the plugin speak staging (protocol.CapabilityStage): it keeps the
-	// ops of a stage request for the apply that names them, as the Luau plugin does.
+	// Stage makes the plugin speak staging (protocol.CapabilityStage and
+	// CapabilityStageAppend): it keeps the ops of stage requests for the apply that
+	// names them, as the Luau plugin does.
 	Stage bool
+	// NoStageAppend leaves CapabilityStageAppend out: all of an apply's ops come in
+	// one stage request, as with a plugin from before it.
+	NoStageAppend bool
 
 	mu          sync.Mutex
 	staged      *protocol.ApplyParams // the last stage request's, until an apply takes it
@@ -243,7 +247,10 @@ func (p *Plugin) Connect(ctx context.Context, url string) error {
 		Context: p.Context, ReadOnly: p.Context != "" && p.Context != "edit",
 	}
 	if p.Stage {
-		hello.Capabilities = []string{protocol.CapabilityStage}
+		hello.Capabilities = []string{protocol.CapabilityStage, protocol.CapabilityStageAppend}
+		if p.NoStageAppend {
+			hello.Capabilities = hello.Capabilities[:1]
+		}
 	}
 	p.mu.Unlock()
 

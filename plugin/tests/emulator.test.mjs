@@ -208,7 +208,7 @@ export async function runEmulatorTests() {
       const hello = await host.frame(ctx.conn, (f) => f.type === 'hello');
       assertEqual(hello, {
         type: 'hello', protocol: 1, pluginVersion: '0.1.0', placeId: 1234, placeName: 'EmulatorTest', sessionId: SESSION,
-        context: 'edit', readOnly: false, collaborativeEditing: false, capabilities: ['stage'],
+        context: 'edit', readOnly: false, collaborativeEditing: false, capabilities: ['stage', 'stageAppend'],
       }, 'hello');
       assert(host.headers[0].origin === undefined, 'the upgrade carried an Origin header');
     }],
