@@ -267,6 +267,18 @@ func describe(d *host.PlanData) map[string]string {
 	return out
 }
 
+// planOf returns a func that plans on h, failing t on an error.
+func planOf(t testing.TB, h *host.Host) func() *host.PlanData {
+	return func() *host.PlanData {
+		t.Helper()
+		d, err := h.Plan(context.Background(), host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+}
+
 func mustPlan(t testing.TB, h *host.Host, want map[string]string) *host.PlanData {
 	t.Helper()
 	d, err := h.Plan(context.Background(), host.PlanRequest{})

@@ -62,14 +62,7 @@ func TestPushedSourcesComeBackByHash(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h := e.host
 	ctx := context.Background()
-	plan := func() *host.PlanData {
-		t.Helper()
-		d, err := h.Plan(ctx, host.PlanRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	plan := planOf(t, h)
 	plan()
 	const b, z = "return 'b, pushed'\n", "return 'z, new'\n"
 	hosttest.Write(t, e.dir, "src/shared/B.luau", b)

@@ -383,14 +383,7 @@ func TestStudioDeltaFallbacksEmulated(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h := e.host
 	ctx := context.Background()
-	plan := func() *host.PlanData {
-		t.Helper()
-		d, err := h.Plan(ctx, host.PlanRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	plan := planOf(t, h)
 	expectDelta := func(what string, want bool) {
 		t.Helper()
 		before := h.StudioDeltas()
