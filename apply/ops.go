@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/plan"
@@ -72,27 +71,13 @@ func newInstance(i *dom.Instance) (*protocol.NewInstance, error) {
 func encode(props dom.Properties) (protocol.Values, error) {
 	out := make(protocol.Values, len(props))
 	for k, v := range props {
-		b, err := marshal(v)
+		b, err := dom.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", k, err)
 		}
 		out[k] = b
 	}
 	return out, nil
-}
-
-// marshal is dom.Marshal, a String (a Source, megabytes in a big apply) written in
-// one pass into a buffer of about its size, without encoding/json's reflection and
-// copies.
-func marshal(v dom.Value) (json.RawMessage, error) {
-	s, ok := v.(dom.String)
-	if !ok || !utf8.ValidString(string(s)) {
-		return dom.Marshal(v) // (a String that is not UTF-8 goes as base64)
-	}
-	b := make([]byte, 0, len(s)+len(s)/8+16)
-	b = append(b, `{"String":`...)
-	b = protocol.AppendString(b, string(s))
-	return append(b, '}'), nil
 }
 
 // Override changes a change's direction, optionally with preconditions that prove

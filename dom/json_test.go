@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -740,6 +742,38 @@ func TestIntegerAndHexChecks(t *testing.T) {
 	for _, s := range hexes {
 		if got, want := IsHex32(s), hexRe.MatchString(s); got != want {
 			t.Errorf("IsHex32(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestMarshalStringAsEncodingJSON: a String's tagged JSON is what encoding/json writes
+// for the string (HTML characters and U+2028, U+2029 escaped), for random strings of
+// every byte and text that is not UTF-8 (which goes as base64), byte for byte.
+func TestMarshalStringAsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	texts := []string{"", "print('hi')\n", "a \"quoted\" <tag> & \\ back\tslash\r\x01\x7f\b\f", "é中😀\u2028\u2029",
+		strings.Repeat("local x = \"<y>\" -- a line\n", 500)}
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = []byte("a\"\\<>&\n\t\x01\xe2\x80\xa8\xa9\xc3\xa9\xff ")[r.IntN(17)]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		got, err := Marshal(String(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if utf8.ValidString(s) {
+			q, _ := json.Marshal(s)
+			want = append(append([]byte(`{"String":`), q...), '}')
+		} else {
+			want = []byte(`{"String":{"base64":"` + base64.StdEncoding.EncodeToString([]byte(s)) + `"}}`)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("Marshal(String(%q)) = %s, want %s", s, got, want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
 )
@@ -215,68 +214,9 @@ func appendValues(b []byte, v Values) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// plainByte[c] tells that byte c is written as it is inside a JSON string, as
-// json.Marshal writes strings: not a control character, '"', '\\', or an HTML
-// character ('<', '>', '&'). 0xE2 is not plain: it may begin U+2028 or U+2029.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x100; c++ {
-		t[c] = true
-	}
-	for _, c := range []byte{'"', '\\', '<', '>', '&', 0xE2} {
-		t[c] = false
-	}
-	return t
-}()
-
-// escapeOf is what json.Marshal writes for each ASCII byte that is not plain.
-var escapeOf = func() (t [0x80]string) {
-	const hex = "0123456789abcdef"
-	for c := 0; c < 0x20; c++ {
-		t[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
-	}
-	t['"'], t['\\'] = `\"`, `\\`
-	t['\n'], t['\r'], t['\t'], t['\b'], t['\f'] = `\n`, `\r`, `\t`, `\b`, `\f`
-	t['<'], t['>'], t['&'] = `\u003c`, `\u003e`, `\u0026`
-	return t
-}()
-
 // AppendString appends s as a JSON string, byte for byte as json.Marshal writes it
-// (HTML characters and U+2028, U+2029 escaped too), in one pass over s.
-func AppendString(b []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		q, _ := json.Marshal(s) // invalid UTF-8 becomes U+FFFD, as there
-		return append(b, q...)
-	}
-	b = slices.Grow(b, len(s)+len(s)/8+2)
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plainByte[c] {
-			i++
-			continue
-		}
-		if c == 0xE2 {
-			// U+2028 and U+2029 are E2 80 A8 and E2 80 A9; s is valid UTF-8.
-			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
-				b = append(b, s[start:i]...)
-				b = append(b, `\u202`...)
-				b = append(b, "89"[s[i+2]-0xA8])
-				i += 3
-				start = i
-				continue
-			}
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		b = append(b, escapeOf[c]...)
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// (dom.AppendJSONString).
+func AppendString(b []byte, s string) []byte { return dom.AppendJSONString(b, s) }
 
 // validValue reports whether raw is one JSON value: a tagged string such as
 // {"String":"…"} (a Source) is checked in one pass, anything else (or a string the
