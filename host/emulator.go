@@ -195,7 +195,10 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	if o.MakePlace != nil {
 		place = "-"
 	}
-	args := []string{filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", place}
+	// V8's pool of background threads sized to the machine (Node's default is four):
+	// the emulator starts while the host loads the project, and on two cores four
+	// threads compiling WebAssembly made that load take a third longer.
+	args := []string{"--v8-pool-size=0", filepath.Join(o.PluginDir, "emulator", "run.mjs"), "--url", o.URL, "--place", place}
 	if o.Save != "" {
 		args = append(args, "--save", o.Save)
 	}
