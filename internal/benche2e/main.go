@@ -117,21 +117,32 @@ func (b *bench) measure(scripts int) (*table, error) {
 		})
 	})
 
-	// serve --emulate to the first plan answered. The generated files (and their
-	// git objects, hundreds of megabytes at 10k) are written back to the disk first:
-	// a project a person serves is on the disk already, and the kernel's writeback
-	// would otherwise run during the measurement. (Best effort: without sync(1) it
-	// is skipped.)
-	_ = exec.Command("sync").Run()
-	start := time.Now()
-	if err := b.startServe(); err != nil {
-		return nil, err
-	}
+	// serve --emulate to the first plan answered, as on a new machine: each run is a
+	// new host and emulator with an empty state dir, and the last one stays for the
+	// rows below. The generated files (and their git objects, hundreds of megabytes
+	// at 10k) are written back to the disk first: a project a person serves is on the
+	// disk already, and the kernel's writeback would otherwise run during the
+	// measurement. (Best effort: without sync(1) it is skipped.)
 	defer b.stopServe()
-	if err := b.waitPlan(5 * time.Minute); err != nil {
-		return nil, err
+	var firsts []time.Duration
+	for k := range b.runs {
+		if k > 0 {
+			b.stopServe()
+			if err := os.RemoveAll(b.state); err != nil {
+				return nil, err
+			}
+		}
+		_ = exec.Command("sync").Run()
+		start := time.Now()
+		if err := b.startServe(); err != nil {
+			return nil, err
+		}
+		if err := b.waitPlan(5 * time.Minute); err != nil {
+			return nil, err
+		}
+		firsts = append(firsts, time.Since(start))
 	}
-	t.rows = append(t.rows, row{name: "serve --emulate → first plan answered", value: time.Since(start)})
+	t.rows = append(t.rows, row{name: "serve --emulate → first plan answered", value: medianOf(firsts)})
 	rss, err := b.rss()
 	if err != nil {
 		return nil, err
