@@ -110,7 +110,8 @@ func New(opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, loc: opts.Location, log: opts.Logger, turn: newTurn(),
 		studio: newStudioCache(), bases: &baseLoader{loc: opts.Location}, plans: &planCache{},
-		memo: &plan.Memo{}, trim: newTrimmer(opts.Logger)}
+		memo: &plan.Memo{}}
+	h.trim = newTrimmer(opts.Logger, h.idle)
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
@@ -187,6 +188,31 @@ func (h *Host) Start(ctx context.Context) (err error) {
 	return nil
 }
 
+// idle is the work left for when the host has been idle a moment (the trimmer runs
+// it): the base tree a plan built from a commit goes to the state dir, for a
+// restarted host. Not when a command holds the Studio lock or waits for it; one that
+// comes meanwhile waits for the write (about 0.1 s at 10,000 scripts).
+func (h *Host) idle() {
+	if h.ctx == nil {
+		return
+	}
+	_ = h.studio.useInBackground(h.ctx, func(context.Context, *snapshots) error {
+		h.disk.saveBase()
+		return nil
+	})
+}
+
+// saveBase writes the base tree not yet kept, as the host stops, once the commands
+// under way (if any still is, after wait) are done with it.
+func (h *Host) saveBase(wait time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_ = h.studio.use(ctx, func(*snapshots) error {
+		h.disk.saveBase()
+		return nil
+	})
+}
+
 // URL is the host's base URL.
 func (h *Host) URL() string { return "http://127.0.0.1:" + strconv.Itoa(h.port) }
 
@@ -216,6 +242,7 @@ func (h *Host) Close() error {
 			cancel()
 		}
 		h.wg.Wait()
+		h.saveBase(time.Second)
 		if h.lock != nil {
 			h.saveStudio()
 		}

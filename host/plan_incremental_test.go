@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"maps"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/bridge/bridgetest"
+	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
@@ -125,6 +128,22 @@ func TestBaseFromDisk(t *testing.T) {
 	hosttest.Git(t, dir, "commit", "-qam", "again")
 	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'edited'\n")
 	check("HEAD differs from disk", map[project.BaseSource]int{project.BaseFromDisk: 2, project.BaseFromCommit: 1})
+	// The base built from the commit is kept in the state dir once the host has been
+	// idle a moment, not by the plan that built it.
+	if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		found, _ := filepath.Glob(filepath.Join(state, "projects", "*", "base.tree"))
+		if len(found) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no base tree in the state dir after the host was idle (%v)", found)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	h.Close()
 
 	h = startHostAt(t, dir, state)

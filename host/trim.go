@@ -32,8 +32,13 @@ type trimmer struct {
 	closed bool
 }
 
-func newTrimmer(log *slog.Logger) *trimmer {
-	return &trimmer{delay: trimDelay, trim: func() { trimIfWorth(log) }}
+// newTrimmer returns a trimmer that runs idle, then the trim, once the host has
+// been idle for trimDelay (idle's garbage goes back to the system with the rest).
+func newTrimmer(log *slog.Logger, idle func()) *trimmer {
+	return &trimmer{delay: trimDelay, trim: func() {
+		idle()
+		trimIfWorth(log)
+	}}
 }
 
 // begin marks work under way: a pending trim waits until it ends (one whose timer has

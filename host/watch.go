@@ -327,6 +327,20 @@ func (c *diskCache) base(fsys fs.FS, commit string) (*project.Project, error) {
 	return p, err
 }
 
+// saveBase keeps the last base tree built from a commit in the state dir, for the
+// next host. Its caller holds the Studio lock: plans give base trees their Source
+// hashes under it, and the tree is encoded here.
+func (c *diskCache) saveBase() {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	started := time.Now()
+	if saved, err := c.cache.SaveBase(); err != nil {
+		c.log.Info("could not keep the base tree", "err", err)
+	} else if saved {
+		c.log.Debug("base tree kept", "ms", time.Since(started).Milliseconds())
+	}
+}
+
 // writeIndex stores the cache's records for the next host.
 func (c *diskCache) writeIndex() {
 	c.loadMu.Lock()

@@ -20,7 +20,10 @@ import (
 //   - a file whose blob id equals its disk record's is not read from git: the
 //     record's parsed form is used;
 //   - the last base tree is kept in a file of the state dir, by commit, so a
-//     restarted host does not build it again.
+//     restarted host does not build it again. It is written by SaveBase, which
+//     the host calls when it has been idle a moment and when it stops, rather
+//     than on the plan that built it: encoding a tree of tens of thousands of
+//     instances costs as much as a good part of that plan.
 
 const (
 	baseKind    = "atlas base tree"
@@ -42,11 +45,14 @@ const (
 // and commit its id. cacheFile, if not "", is a state-dir file that keeps the last
 // base tree loaded, for the next process.
 //
+// A tree built from the commit is kept in cacheFile by SaveBase, not by Base.
+//
 // The tree may be the cache's disk tree itself (BaseFromDisk), whose scripts carry
 // their Source where a base tree has only hashes; callers must not change it.
 // Base reads the cache's records: do not run it while Load or Update runs.
 func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
 	if c.sameAs(fsys) {
+		c.unsaved = nil // a restarted host finds the disk tree the base again
 		return c.proj, BaseFromDisk, nil
 	}
 	opts := c.opts
@@ -64,11 +70,36 @@ func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource
 	if err != nil {
 		return nil, "", err
 	}
+	c.unsaved = nil
 	if cacheFile != "" {
-		// A base that cannot be kept is only slower next time.
-		_ = writeBase(cacheFile, commit, c.file, opts, p)
+		c.unsaved = &savedBase{path: cacheFile, commit: commit, proj: p}
 	}
 	return p, BaseFromCommit, nil
+}
+
+// savedBase is a base tree to keep in a state-dir file.
+type savedBase struct {
+	path, commit string
+	proj         *Project
+}
+
+// SaveBase writes the last base tree Base built from a commit to the file Base was
+// given, once, and reports whether it wrote one. The tree may have been given its
+// scripts' Source hashes since (ResolveSourceHashes, which a later load of the file
+// then skips, as it gives the same hashes): SaveBase must not run while anything
+// changes the tree, nor while Base runs.
+func (c *Cache) SaveBase() (bool, error) {
+	u := c.unsaved
+	if u == nil {
+		return false, nil
+	}
+	c.unsaved = nil
+	opts := c.opts
+	opts.HashOnly = true
+	if err := writeBase(u.path, u.commit, c.file, opts, u.proj); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // sameAs reports whether loading fsys gives the disk tree: every file the last

@@ -1,14 +1,18 @@
 package project_test
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/google/go-cmp/cmp"
 )
 
 // countingFS counts the files read from a commit's tree.
@@ -132,6 +136,20 @@ func TestCacheBase(t *testing.T) {
 		t.Errorf("the base read %d files from git, want 1 (the edited one)", *reads)
 	}
 
+	// The base is kept in the state dir by SaveBase, not by Base, and once.
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Base wrote the state-dir file (%v): SaveBase does", err)
+	}
+	// After its scripts' Source hashes were given (as a plan does), which a base
+	// loaded from the file must not need again to be the same tree.
+	b.ResolveSourceHashes(fsys, disk.Root.Index())
+	if saved, err := c.SaveBase(); !saved || err != nil {
+		t.Fatalf("SaveBase() = %v, %v; want a file written", saved, err)
+	}
+	if saved, err := c.SaveBase(); saved || err != nil {
+		t.Errorf("SaveBase() again = %v, %v; want nothing written", saved, err)
+	}
+
 	// Another process finds the base in the state dir.
 	c2 := project.NewCache(project.DirFS(dir), "default.project.json", opts)
 	fsys, reads = commitFS()
@@ -139,9 +157,23 @@ func TestCacheBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("restart", b, src, project.BaseFromFile, false)
+	if src != project.BaseFromFile {
+		t.Errorf("restart: base from %s, want %s", src, project.BaseFromFile)
+	}
 	if *reads != 0 {
 		t.Errorf("a base from the state dir read %d files from git", *reads)
+	}
+	resolved := withSourceHashes(t, b, fsys, disk)
+	fsys, _ = commitFS()
+	fresh, err := project.Load(fsys, "default.project.json", baseOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := withSourceHashes(t, fresh, fsys, disk); resolved != want {
+		t.Errorf("the saved base, its Source hashes given, is not the commit's tree with them:\n%s", cmp.Diff(want, resolved))
+	}
+	if saved, err := c2.SaveBase(); saved || err != nil {
+		t.Errorf("SaveBase() of a base read from the file = %v, %v; want nothing written", saved, err)
 	}
 
 	// A new commit of the disk state: the disk tree again.
@@ -166,4 +198,18 @@ func TestCacheBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("untracked script", b, src, project.BaseFromCommit, false)
+}
+
+// withSourceHashes gives p's scripts their Source hashes, as a plan does, and dumps
+// the tree with them.
+func withSourceHashes(t *testing.T, p *project.Project, fsys fs.FS, disk *project.Project) string {
+	t.Helper()
+	p.ResolveSourceHashes(fsys, disk.Root.Index())
+	var b strings.Builder
+	p.Root.Walk(func(x *dom.Instance) bool {
+		src, _ := x.Source()
+		fmt.Fprintf(&b, "%s %s %s raw=%s source=%s %q\n", x.ID, x.Path(), x.ClassName, x.RawHash, x.SourceHash, src)
+		return true
+	})
+	return fullDump(t, p) + b.String()
 }

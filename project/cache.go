@@ -49,6 +49,8 @@ type Cache struct {
 	// unverified: the records came from an index and no Load checked them yet.
 	unverified bool
 	stats      CacheStats
+	// unsaved is the last base tree Base built from a commit, until SaveBase keeps it.
+	unsaved *savedBase
 }
 
 // CacheStats counts what the last load did, for tests and benchmarks.
