@@ -37,16 +37,18 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 	var c *computed
 	big := false
 	err := h.studio.useAfterBackground(ctx, func(snaps *snapshots) error {
-		wholes, full := snaps.c.wholes, h.disk.fullLoads()
+		wholes, full, bases := snaps.c.wholes, h.disk.fullLoads(), h.disk.builtBases()
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
 		// (the warm-up plan this one waited for may have taken a whole snapshot)
-		big = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full
+		big = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full || h.disk.builtBases() != bases
 		return err
 	})
 	if big {
-		// A whole snapshot or disk load leaves its decoding's garbage, which the
-		// runtime would give back to the system only slowly: give it back now.
+		// A whole snapshot, disk load or base tree leaves its decoding's garbage,
+		// which the runtime would give back to the system only slowly, collecting
+		// it meanwhile beside the next command (an apply, most often): give it
+		// back now.
 		debug.FreeOSMemory()
 	}
 	return c, err

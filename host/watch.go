@@ -302,6 +302,14 @@ func (c *diskCache) load() (*project.Project, error) {
 	return p, nil
 }
 
+// builtBases is how many base trees were built from a commit or read from the
+// state dir (not the disk tree itself).
+func (c *diskCache) builtBases() int {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	return c.bases[project.BaseFromCommit] + c.bases[project.BaseFromFile]
+}
+
 // fullLoads is how many loads built the whole tree.
 func (c *diskCache) fullLoads() int {
 	c.loadMu.Lock()
