@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"path/filepath"
@@ -50,6 +51,13 @@ func TestIncrementalPlanEqualsScratch(t *testing.T) {
 			hosttest.Git(t, e.Dir, "add", "-A")
 			hosttest.Git(t, e.Dir, "commit", "-q", "--allow-empty", "-m", "round")
 			commits++
+			if r.IntN(2) == 0 {
+				// Scripts written before the next plan: when they were there, the
+				// base is the disk tree's copy with the commit's blob ids for them.
+				for _, p := range []string{"src/shared/Folder1/Script2.luau", "src/server/Folder0/Script1.luau"}[:1+r.IntN(2)] {
+					hosttest.Write(t, e.Dir, p, fmt.Sprintf("return %q\r\n", fmt.Sprint("round ", round)))
+				}
+			}
 		}
 		got, want, scopeDiff, err := e.Host.PlanAndScratch(ctx)
 		if err != nil {
@@ -66,6 +74,9 @@ func TestIncrementalPlanEqualsScratch(t *testing.T) {
 		}
 	}
 	t.Logf("%d rounds (%d commits), %d mismatches; %d subtree results reused; base trees from %v", rounds, commits, mismatches, reused, e.Host.BaseSources())
+	if e.Host.BaseSources()[project.BaseFromDiskScripts] == 0 {
+		t.Errorf("no base tree was a copy of the disk tree (%v)", e.Host.BaseSources())
+	}
 	if reused < rounds {
 		t.Errorf("%d subtree results reused in %d rounds: the plans were not incremental", reused, rounds)
 	}
@@ -127,7 +138,15 @@ func TestBaseFromDisk(t *testing.T) {
 	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'again'\n")
 	hosttest.Git(t, dir, "commit", "-qam", "again")
 	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'edited'\n")
-	check("HEAD differs from disk", map[project.BaseSource]int{project.BaseFromDisk: 2, project.BaseFromCommit: 1})
+	// (only a script differs: the disk tree's copy with the commit's blob id for it)
+	check("HEAD differs from disk", map[project.BaseSource]int{project.BaseFromDisk: 2, project.BaseFromDiskScripts: 1})
+	// A text file differs too: a load of the commit (once HEAD has moved: the base
+	// is the commit's tree, whatever the disk holds).
+	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'third'\n")
+	hosttest.Git(t, dir, "commit", "-qam", "third")
+	hosttest.Write(t, dir, "src/shared/Folder0/Script1.luau", "return 'edited'\n")
+	hosttest.Write(t, dir, "src/shared/Folder0/Note.txt", "edited\n")
+	check("a text file differs too", map[project.BaseSource]int{project.BaseFromDisk: 2, project.BaseFromDiskScripts: 1, project.BaseFromCommit: 1})
 	// The base built from the commit is kept in the state dir once the host has been
 	// idle a moment, not by the plan that built it.
 	if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {

@@ -302,12 +302,12 @@ func (c *diskCache) load() (*project.Project, error) {
 	return p, nil
 }
 
-// builtBases is how many base trees were built from a commit or read from the
-// state dir (not the disk tree itself).
+// builtBases is how many base trees were built (from a commit, or a copy of the
+// disk tree) or read from the state dir: all but the disk tree itself.
 func (c *diskCache) builtBases() int {
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
-	return c.bases[project.BaseFromCommit] + c.bases[project.BaseFromFile]
+	return c.bases[project.BaseFromCommit] + c.bases[project.BaseFromFile] + c.bases[project.BaseFromDiskScripts]
 }
 
 // fullLoads is how many loads built the whole tree.

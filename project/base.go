@@ -13,10 +13,13 @@ import (
 )
 
 // The base tree is the project at a commit, loaded with Options.HashOnly (scripts
-// need only the blob ids their tree entries hold). Three things make it cheap:
+// need only the blob ids their tree entries hold). Four things make it cheap:
 //
 //   - when every file the disk tree was loaded from has the same blob id in the
 //     commit (a commit of the current disk state), the disk tree is the base;
+//   - when only script files differ (the scripts edited since the commit, the
+//     usual case), the base is a copy of the disk tree with those scripts' blob
+//     ids: the text of a script file changes nothing else in the tree;
 //   - a file whose blob id equals its disk record's is not read from git: the
 //     record's parsed form is used;
 //   - the last base tree is kept in a file of the state dir, by commit, so a
@@ -38,6 +41,9 @@ const (
 	BaseFromDisk   BaseSource = "disk"   // the disk tree itself: the commit holds the same files
 	BaseFromFile   BaseSource = "file"   // the state dir's file of the commit
 	BaseFromCommit BaseSource = "commit" // loaded from the commit, with the disk's records
+	// BaseFromDiskScripts is a copy of the disk tree with the commit's version of the
+	// script files edited since: the commit differs from the disk in their text only.
+	BaseFromDiskScripts BaseSource = "disk-scripts"
 )
 
 // Base returns the project at a commit, as Load(fsys, file, {HashOnly: true})
@@ -51,9 +57,16 @@ const (
 // their Source where a base tree has only hashes; callers must not change it.
 // Base reads the cache's records: do not run it while Load or Update runs.
 func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
-	if c.sameAs(fsys) {
+	edited, same := c.diffFrom(fsys)
+	if same && len(edited) == 0 {
 		c.unsaved = nil // a restarted host finds the disk tree the base again
 		return c.proj, BaseFromDisk, nil
+	}
+	if same {
+		if p := c.withScripts(edited); p != nil {
+			c.unsaved = nil // as cheap to make again as to read
+			return p, BaseFromDiskScripts, nil
+		}
 	}
 	opts := c.opts
 	opts.HashOnly = true
@@ -102,27 +115,41 @@ func (c *Cache) SaveBase() (bool, error) {
 	return true, nil
 }
 
-// sameAs reports whether loading fsys gives the disk tree: every file the last
-// load read has the same blob id in fsys, every folder it listed has the same
-// names that matter, and every path it probed is there or not there alike.
-func (c *Cache) sameAs(fsys fs.FS) bool {
+// diffFrom compares fsys with what the last load read. same reports that every
+// folder it listed has the same names that matter in fsys, every path it probed is
+// there or not there alike, and every file it read is in fsys, with the same blob id
+// but for the script files in edited (their blob ids in fsys, by path): loading fsys
+// gives the disk tree when edited is empty, and the disk tree with those scripts'
+// texts otherwise. A file other than a script with another blob id, or none, is
+// not the same.
+func (c *Cache) diffFrom(fsys fs.FS) (edited map[string]string, same bool) {
 	bh, ok := fsys.(gitblob.BlobHasher)
 	if c.proj == nil || c.symlink || c.unverified || c.inputs == nil || !ok {
-		return false
+		return nil, false
 	}
 	for p, r := range c.records {
-		if h, err := bh.BlobHash(p); err != nil || h != r.hash {
-			return false
+		h, err := bh.BlobHash(p)
+		if err != nil {
+			return nil, false
+		}
+		if h != r.hash {
+			if r.kind != recScript {
+				return nil, false
+			}
+			if edited == nil {
+				edited = map[string]string{}
+			}
+			edited[p] = h
 		}
 	}
 	for dir, in := range c.inputs.dirs {
 		entries, err := fs.ReadDir(fsys, fsName(dir))
 		if err != nil {
-			return false
+			return nil, false
 		}
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return cmpString(a.Name(), b.Name()) })
 		if sumNames(in.ctx, dir, entries) != in.names {
-			return false
+			return nil, false
 		}
 	}
 	for p, pr := range c.inputs.probes {
@@ -138,13 +165,47 @@ func (c *Cache) sameAs(fsys fs.FS) bool {
 		case err == nil:
 			k = fileKind(st.Mode())
 		case !errors.Is(err, fs.ErrNotExist):
-			return false
+			return nil, false
 		}
 		if k != pr.kind {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return edited, true
+}
+
+// withScripts returns a copy of the disk tree in which the scripts loaded from the
+// files in edited have the blob ids edited gives, and no Source or Source hash, as
+// a load of the commit with HashOnly makes them; nil when one of those files is not
+// a script file's own (an init script is its folder's), or the tree records files.
+func (c *Cache) withScripts(edited map[string]string) *Project {
+	d := c.proj
+	if d.Files != nil {
+		return nil
+	}
+	found := map[string]bool{}
+	root := d.Root.Clone()
+	var walk func(orig, copied *dom.Instance)
+	walk = func(orig, copied *dom.Instance) {
+		if orig.Kind == dom.KindScript && orig.FsPath != "" {
+			p := d.pathInFS(orig.FsPath)
+			if blob, ok := edited[p]; ok {
+				delete(copied.Properties, "Source")
+				copied.RawHash, copied.SourceHash = blob, ""
+				found[p] = true
+			}
+		}
+		for i, ch := range orig.Children {
+			walk(ch, copied.Children[i])
+		}
+	}
+	walk(d.Root, root)
+	if len(found) != len(edited) {
+		return nil
+	}
+	return &Project{File: d.File, Dir: d.Dir, Name: d.Name, Root: root, ServePort: d.ServePort,
+		ServePlaceIDs: d.ServePlaceIDs, BlockedPlaceIDs: d.BlockedPlaceIDs, PlaceID: d.PlaceID,
+		GameID: d.GameID, EmitLegacyScripts: d.EmitLegacyScripts, Warnings: d.Warnings}
 }
 
 func cmpString(a, b string) int {

@@ -185,6 +185,65 @@ func TestCacheBase(t *testing.T) {
 	}
 	check("after a commit", b, src, project.BaseFromDisk, true)
 
+	// Scripts edited since the commit, and nothing else: a copy of the disk tree
+	// with the commit's blob ids for them, read from git not at all; the disk tree
+	// itself is left as it was. An edited init script is its folder's: a load.
+	for _, tc := range []struct {
+		what  string
+		files map[string]string
+		want  project.BaseSource
+	}{
+		{"two scripts edited", map[string]string{"src/a.luau": "return 2\r\n", "src/b.server.luau": "print(2)\n"}, project.BaseFromDiskScripts},
+		{"a script edited to the same text", map[string]string{"src/a.luau": "return 1\n"}, project.BaseFromDiskScripts},
+		{"an init script edited", map[string]string{"src/Folder/init.luau": "return { 1 }\n"}, project.BaseFromCommit},
+		{"a script and a text file edited", map[string]string{"src/a.luau": "return 3\n", "src/Note.txt": "bye\n"}, project.BaseFromCommit},
+	} {
+		var changed []string
+		for name, data := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			changed = append(changed, name)
+		}
+		disk, err := c.Update(changed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := fullDump(t, disk)
+		fsys, reads = commitFS()
+		b, src, err = c.Base(fsys, commit, state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(tc.what, b, src, tc.want, tc.want == project.BaseFromDiskScripts)
+		if tc.want == project.BaseFromDiskScripts {
+			if *reads != 0 {
+				t.Errorf("%s: the base read %d files from git, want 0", tc.what, *reads)
+			}
+			if b.Root == disk.Root {
+				t.Errorf("%s: the base is the disk tree, not a copy", tc.what)
+			}
+			for name := range tc.files {
+				x := byFsPath(b.Root, name)
+				if x == nil {
+					t.Fatalf("%s: no base instance of %s", tc.what, name)
+				}
+				if _, ok := x.Source(); ok || x.SourceHash != "" {
+					t.Errorf("%s: the base's %s has the disk's Source (hash %q)", tc.what, name, x.SourceHash)
+				}
+			}
+		}
+		if after := fullDump(t, disk); after != before {
+			t.Errorf("%s: the disk tree changed:\n%s", tc.what, cmp.Diff(before, after))
+		}
+		if _, err := git(dir, "checkout", "-q", "--", "src"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Update(changed); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// A file the disk has and the commit has not (untracked, but loaded).
 	if err := os.WriteFile(filepath.Join(dir, "src", "New.luau"), []byte("return 2\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -212,4 +271,16 @@ func withSourceHashes(t *testing.T, p *project.Project, fsys fs.FS, disk *projec
 		return true
 	})
 	return fullDump(t, p) + b.String()
+}
+
+// byFsPath finds the instance loaded from the file at p (relative to the project).
+func byFsPath(root *dom.Instance, p string) *dom.Instance {
+	var found *dom.Instance
+	root.Walk(func(x *dom.Instance) bool {
+		if found == nil && x.FsPath == p {
+			found = x
+		}
+		return found == nil
+	})
+	return found
 }
