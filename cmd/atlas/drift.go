@@ -50,6 +50,9 @@ func runDrift(ctx context.Context, opts *driftOptions, eng drifter) (int, error)
 	switch {
 	case errors.As(err, &notFound) && errcode.Of(err) == errcode.NoHost:
 		return driftUnknown(opts, opts.Strict, "no Atlas host is running: Studio drift not checked"), nil
+	case errors.As(err, &notFound) && opts.Staged && !opts.Strict:
+		// (no project found, say: the hook never blocks a commit for a failure)
+		return driftUnknown(opts, false, "drift not checked: "+errcode.As(err).Message), nil
 	case errors.As(err, &notFound):
 		return exitError, err
 	case err != nil && opts.Staged && !opts.Strict:

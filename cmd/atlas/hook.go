@@ -14,6 +14,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/internal/atomicfile"
+	"github.com/atlas-rbx/atlas/project"
 )
 
 // hookMarker identifies a pre-commit hook Atlas wrote; any other hook is never touched.
@@ -49,8 +50,8 @@ func (a *app) hookCommand() *cli.Command {
 # that work touches files being committed. Skip once with: git commit --no-verify
 ATLAS=%s
 [ -x "$ATLAS" ] || ATLAS=atlas
-exec "$ATLAS" drift --staged
-`, hookMarker, shellQuote(exe))
+exec "$ATLAS" drift --staged%s
+`, hookMarker, shellQuote(exe), a.hookProject(c))
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 						return errcode.Wrap(errcode.Internal, err, "create hooks folder")
 					}
@@ -113,6 +114,36 @@ func (a *app) hookPath(ctx context.Context) (string, error) {
 		p = filepath.Join(a.cwd, p)
 	}
 	return p, nil
+}
+
+// hookProject is the --project argument the hook passes, " --project 'dir/file'",
+// when the project is not found from the repository's top folder, where git runs
+// hooks (a project in a subfolder); "" otherwise. The path is relative to that
+// folder, so the hook keeps working when the repository moves.
+func (a *app) hookProject(c *cli.Command) string {
+	loc, err := a.locate(c)
+	if err != nil {
+		return ""
+	}
+	top := repoRoot(a.cwd)
+	if top == "" {
+		return ""
+	}
+	if found, err := project.Locate(top, "", nil); err == nil && sameFile(found.File, loc.File) {
+		return ""
+	}
+	rel, err := filepath.Rel(top, loc.File)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return " --project " + shellQuote(filepath.ToSlash(rel))
+}
+
+// sameFile reports whether a and b name the same file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 func shellQuote(s string) string {

@@ -402,7 +402,13 @@ func TestRunDrift(t *testing.T) {
 	}{
 		{"no host", driftOptions{}, func(host.DriftRequest) (*host.DriftData, error) { return nil, noHost }, exitOK, ""},
 		{"no host, strict", driftOptions{Strict: true}, func(host.DriftRequest) (*host.DriftData, error) { return nil, noHost }, exitChanges, ""},
-		{"no project", driftOptions{Staged: true}, func(host.DriftRequest) (*host.DriftData, error) {
+		{"no project", driftOptions{}, func(host.DriftRequest) (*host.DriftData, error) {
+			return nil, &dialError{errcode.New(errcode.ProjectInvalid, "no project")}
+		}, exitError, errcode.ProjectInvalid},
+		{"no project never blocks the hook", driftOptions{Staged: true}, func(host.DriftRequest) (*host.DriftData, error) {
+			return nil, &dialError{errcode.New(errcode.ProjectInvalid, "no project")}
+		}, exitOK, ""},
+		{"no project, staged and strict", driftOptions{Staged: true, Strict: true}, func(host.DriftRequest) (*host.DriftData, error) {
 			return nil, &dialError{errcode.New(errcode.ProjectInvalid, "no project")}
 		}, exitError, errcode.ProjectInvalid},
 		{"a failed call never blocks the hook", driftOptions{Staged: true}, func(host.DriftRequest) (*host.DriftData, error) {
