@@ -619,3 +619,26 @@ func TestPluginUpgradeRefused(t *testing.T) {
 		t.Errorf("exec after the attempts = %+v", d)
 	}
 }
+
+// TestEmulatorPullsANewStringValueWhole: a StringValue made in Studio, in a project
+// with no .txt file (so no StringValue sets a Value on disk), is pulled into a .txt
+// file holding its Value, and the next plan is empty.
+func TestEmulatorPullsANewStringValueWhole(t *testing.T) {
+	e := startEmulated(t, map[string]string{
+		"default.project.json": `{"name": "P", "tree": {"$className": "DataModel",
+			"ReplicatedStorage": {"$className": "ReplicatedStorage", "Lib": {"$path": "src"}}}}`,
+		"src/A.luau": "return 1\n",
+	}, nil)
+	mustExec(t, e.host, `local v = Instance.new("StringValue"); v.Name = "Note"; v.Value = "hello"; v.Parent = game.ReplicatedStorage.Lib`)
+	d := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Lib/Note": "new_in_studio/pull"})
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, e.dir, "src/Note.txt"); got != "hello" {
+		t.Errorf("src/Note.txt = %q, want the Value Studio holds", got)
+	}
+	mustPlan(t, e.host, nil)
+	// Studio's Value changed: a pull of the text, not nothing.
+	mustExec(t, e.host, `game.ReplicatedStorage.Lib.Note.Value = "bye"`)
+	mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Lib/Note": "no_base/"})
+}

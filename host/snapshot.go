@@ -448,6 +448,19 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 			}
 		}
 	}
+	// A value a file of the project holds whatever the project has now: a new
+	// StringValue pulled becomes a .txt file holding it, so its Value is asked even
+	// while no other StringValue sets one.
+	for _, fp := range fileProperties {
+		dst := p.Properties[fp.class]
+		if dst == nil {
+			dst = map[string]string{}
+			p.Properties[fp.class] = dst
+		}
+		if _, ok := dst[fp.name]; !ok {
+			dst[fp.name] = fp.typ
+		}
+	}
 	// A path under a full-subtree root is already covered. Looking up each ancestor
 	// keeps this linear in the tree (not roots × paths).
 	covered := func(path string) bool {
@@ -478,6 +491,10 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 	}
 	return p, frags
 }
+
+// fileProperties are the properties a file format holds (a .txt file's Value),
+// which every snapshot asks for, with their wire types.
+var fileProperties = []struct{ class, name, typ string }{{"StringValue", "Value", "String"}}
 
 // scopeFrag is the managed properties of one subtree, with the type the plugin
 // encodes each in, by class (a later instance's type wins, in tree order), and the
