@@ -642,3 +642,33 @@ func TestEmulatorPullsANewStringValueWhole(t *testing.T) {
 	mustExec(t, e.host, `game.ReplicatedStorage.Lib.Note.Value = "bye"`)
 	mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Lib/Note": "no_base/"})
 }
+
+// TestEmulatorDeletionsNoFileCanCarry: instances deleted in Studio that a project
+// file declares, or that live inside a model file, are not offered as pulls (the
+// apply could not remove a file for them): the plan leaves them unresolved with
+// their reason and lists them in its guards; pushed, they are back in Studio.
+func TestEmulatorDeletionsNoFileCanCarry(t *testing.T) {
+	e := startEmulated(t, map[string]string{
+		"default.project.json": `{"name": "P", "tree": {"$className": "DataModel",
+			"ReplicatedStorage": {"$className": "ReplicatedStorage", "Lib": {"$path": "src"}},
+			"Workspace": {"$className": "Workspace", "Floor": {"$className": "Part", "$properties": {"Anchored": true}}}}}`,
+		"src/A.luau":          "return 1\n",
+		"src/Tool.model.json": `{"className": "Folder", "children": [{"name": "Handle", "className": "Part"}]}`,
+	}, nil)
+	mustExec(t, e.host, `workspace.Floor:Destroy(); game.ReplicatedStorage.Lib.Tool.Handle:Destroy()`)
+	d := mustPlan(t, e.host, map[string]string{
+		"Workspace/Floor":                   "project_node/",
+		"ReplicatedStorage/Lib/Tool/Handle": "in_model_file/",
+	})
+	if d.Guards == nil || len(d.Guards.CannotPull) != 2 {
+		t.Fatalf("guards = %+v, want the two deletions in cannotPull", d.Guards)
+	}
+	var overrides []apply.Override
+	for _, c := range d.Changes {
+		overrides = append(overrides, apply.Override{ID: c.ID, Direction: "push"})
+	}
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken, Overrides: overrides}); err != nil {
+		t.Fatal(err)
+	}
+	mustPlan(t, e.host, nil)
+}

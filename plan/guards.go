@@ -36,6 +36,9 @@ type Guards struct {
 	MassDeleteContainer string `json:"massDeleteContainer,omitempty"`
 	// Duplicates are the pulls held back because a sibling has the same name.
 	Duplicates []Duplicate `json:"duplicates,omitempty"`
+	// CannotPull lists the deletions in Studio no file removal can carry out: of
+	// an instance a project file declares, or one inside a model file.
+	CannotPull []string `json:"cannotPull,omitempty"`
 }
 
 // Duplicate is a change whose instance shares its name with siblings.
@@ -119,6 +122,7 @@ func (c *computer) guard(p *Plan, total, present census) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds %s: %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", what, len(deletions)))
 		deletions = nil
 	}
+	deletions = guardCannotPull(p, g, deletions)
 	if rule, container, files := c.massDelete(deletions, total); rule != "" {
 		for _, ch := range deletions {
 			hold(ch, MassDelete)
@@ -132,9 +136,38 @@ func (c *computer) guard(p *Plan, total, present census) {
 		}[rule]
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
 	}
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates) > 0 {
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull) > 0 {
 		p.Guards = g
 	}
+}
+
+// guardCannotPull holds back the deletions on disk that the apply would refuse to
+// write (project.PullRemove), a plan offering only what an apply can do, and
+// returns the others.
+func guardCannotPull(p *Plan, g *Guards, deletions []*Change) []*Change {
+	n := 0
+	kept := deletions[:0:0]
+	for _, ch := range deletions {
+		var r Reason
+		switch {
+		case ch.Disk == nil:
+		case ch.Disk.ProjectFile() != "":
+			r = ProjectNode
+		case ch.Disk.Kind == dom.KindModelSub || ch.Disk.Kind == dom.KindInFile:
+			r = InModelFile
+		}
+		if r == "" {
+			kept = append(kept, ch)
+			continue
+		}
+		hold(ch, r)
+		g.CannotPull = append(g.CannotPull, ch.ID)
+		n++
+	}
+	if n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) deleted in Studio are declared in a project file or stored inside a model file, so no file can be removed for them: left unresolved (project_node, in_model_file); push to put them back in Studio, or edit the file by hand", n))
+	}
+	return kept
 }
 
 // hold leaves ch unresolved for reason: the guards override the table.

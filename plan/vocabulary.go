@@ -74,6 +74,13 @@ const (
 	// (ignoring case where the file system does): both would map to one path, and
 	// siblings of one name are paired by order, so which file is whose is a guess.
 	DuplicateName Reason = "duplicate_name"
+	// ProjectNode: a deletion in Studio of an instance a project file declares
+	// (a $path folder, a $className node): no file can be removed for it, and the
+	// apply would refuse it (project.PullRemove); push restores it in Studio.
+	ProjectNode Reason = "project_node"
+	// InModelFile: a deletion in Studio of an instance stored inside a model file,
+	// with the file's other instances: the same.
+	InModelFile Reason = "in_model_file"
 )
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
