@@ -346,6 +346,10 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 		return nil, nil, errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
 			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown)
 	}
+	if bad := malformedExpectations(p, req.Overrides); len(bad) > 0 {
+		return nil, nil, errcode.New(errcode.BadRequest, "%d expected propert(ies) of the overrides are not values of their property: fix the request (replanning does not help)", len(bad)).
+			Reason(errcode.ReasonBadOverride, errcode.NextFixRequest).With("invalid", bad)
+	}
 	var failures []map[string]any
 	for _, o := range req.Overrides {
 		failures = append(failures, checkOverride(p.Find(o.ID), o)...)
@@ -382,6 +386,27 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 	return actions, skipped, nil
 }
 
+// malformedExpectations lists the overrides' expected properties that are no value of
+// their property (an unknown property, a value of another type): a malformed request,
+// not a precondition that does not hold.
+func malformedExpectations(p *plan.Plan, overrides []Override) []map[string]any {
+	var out []map[string]any
+	for _, o := range overrides {
+		c := p.Find(o.ID)
+		names := make([]string, 0, len(o.ExpectedProperties))
+		for k := range o.ExpectedProperties {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if _, err := dom.ResolveValue(c.ClassName, name, o.ExpectedProperties[name]); err != nil {
+				out = append(out, map[string]any{"id": c.ID, "property": name, "error": err.Error()})
+			}
+		}
+	}
+	return out
+}
+
 func checkOverride(c *plan.Change, o Override) []map[string]any {
 	var out []map[string]any
 	fail := func(field, expected, actual string) {
@@ -412,8 +437,7 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 		class := c.ClassName
 		want, err := dom.ResolveValue(class, name, raw)
 		if err != nil {
-			fail("properties."+name, string(raw), "invalid expected value: "+err.Error())
-			continue
+			continue // (malformedExpectations refused it before)
 		}
 		if !dom.Equal(want, actual) {
 			fail("properties."+name, string(dom.MustMarshal(want)), marshalOrNull(actual))

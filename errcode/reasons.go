@@ -62,7 +62,8 @@ const (
 	// details.appeared, vanished and changed name what moved.
 	ReasonPlanChanged Reason = "plan_changed"
 	// ReasonBadOverride: an override has no id, a direction other than push, pull
-	// or skip, or names a change twice.
+	// or skip, names a change twice, or expects a property value that is no value
+	// of that property (details.invalid: id, property, error).
 	ReasonBadOverride Reason = "bad_override"
 	// ReasonBadOverrides: an overrides file is not one JSON array of override
 	// objects with nothing after it (null, an object, trailing text), or cannot be read.

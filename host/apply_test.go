@@ -181,6 +181,14 @@ func TestApplyRefusalsChangeNothing(t *testing.T) {
 			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
 				ExpectedProperties: map[string]json.RawMessage{"Source": json.RawMessage(`"nope"`)}}}})
 		}},
+		{name: "override expecting a property the class has not", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
+				ExpectedProperties: map[string]json.RawMessage{"Nope": json.RawMessage(`1`)}}}})
+		}},
+		{name: "override expecting a value of another type", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
+				ExpectedProperties: map[string]json.RawMessage{"Disabled": json.RawMessage(`"abc"`)}}}})
+		}},
 		{name: "studio edit between plan and apply", want: errcode.ConfirmTokenMismatch,
 			prepare: func(t *testing.T, e *hosttest.Env, d *host.PlanData) {
 				studioEdit(t, e, []string{"ServerScriptService", "Main"}, "print('typed in studio')\n")
