@@ -43,7 +43,7 @@ type treeNode struct {
 	Path      string `json:"path"`
 	Name      string `json:"name"`
 	ClassName string `json:"className"`
-	FsPath    string `json:"fsPath"`
+	FsPath    string `json:"fsPath,omitempty"` // absent for an instance no file makes
 	Depth     int    `json:"depth"`
 }
 
