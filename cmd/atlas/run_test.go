@@ -289,7 +289,7 @@ func TestRunSync(t *testing.T) {
 		{name: "only undecided, decided by an override", stdin: "y\n", opts: syncOptions{Overrides: []apply.Override{{ID: "07", Direction: plan.Push}}},
 			plan: withChanges("07"), wantExit: exitOK, wantApply: &host.ApplyRequest{Token: "tok2", SkipUnresolved: true, Overrides: []apply.Override{{ID: "07", Direction: plan.Push}}},
 			wantOut: []string{"Studio: update ReplicatedStorage/Shared/Util (changed on both sides since main; your choice)", "Apply this change? [y/N]"}},
-		{name: "bad prefer", opts: syncOptions{Prefer: "both"}, wantExit: exitError, wantErr: errcode.BadRequest},
+		{name: "bad prefer", opts: syncOptions{Prefer: "both"}, wantExit: exitError, wantErr: errcode.Usage},
 		{name: "bad override", opts: syncOptions{Overrides: []apply.Override{{ID: "x", Direction: "up"}}}, wantExit: exitError, wantErr: errcode.BadRequest},
 	}
 	for _, tt := range tests {

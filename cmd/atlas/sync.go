@@ -129,7 +129,7 @@ func preferDirection(s string) (plan.Direction, error) {
 	case "studio":
 		return plan.Pull, nil
 	}
-	return "", errcode.New(errcode.BadRequest, "--prefer must be disk or studio, not %q", s).Reason(errcode.ReasonUsage, errcode.NextFixRequest)
+	return "", errcode.New(errcode.Usage, "--prefer must be disk or studio, not %q", s).Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 }
 
 // choices are the directions the person gave, by change id.
