@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/errcode"
@@ -135,6 +136,12 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 		return fail(err)
 	}
 	out.Plan = p
+	// An override of a change the plan does not hold is refused in every mode, as
+	// apply refuses it: the caller's plan is not this one.
+	if unknown := unknownIDs(p, req.Overrides); len(unknown) > 0 {
+		return fail(errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
+			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown))
+	}
 	if len(p.Changes) == 0 {
 		out.Status = StatusEmpty
 		return out, nil
@@ -174,6 +181,12 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 			case errcode.PreconditionFailed:
 				out.Failures = failuresOf(err)
 			case errcode.Unresolved:
+				// (a change the apply cannot carry out in the direction given, too)
+				for _, id := range idsOf(err) {
+					if !slices.Contains(out.Unresolved, id) {
+						out.Unresolved = append(out.Unresolved, id)
+					}
+				}
 			default:
 				return fail(err)
 			}
@@ -268,6 +281,28 @@ func hasPreconditions(overrides []apply.Override) bool {
 func failuresOf(err error) []Failure {
 	out := []Failure{}
 	b, jerr := json.Marshal(errcode.As(err).Details["failures"])
+	if jerr == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+// unknownIDs lists the ids of overrides that name no change of p.
+func unknownIDs(p *host.PlanData, overrides []apply.Override) []string {
+	var out []string
+	for _, o := range overrides {
+		if !slices.ContainsFunc(p.Changes, func(c *plan.Change) bool { return c.ID == o.ID }) {
+			out = append(out, o.ID)
+		}
+	}
+	return out
+}
+
+// idsOf reads details.ids of an error, from the engine in this process or over the
+// host's API.
+func idsOf(err error) []string {
+	var out []string
+	b, jerr := json.Marshal(errcode.As(err).Details["ids"])
 	if jerr == nil {
 		_ = json.Unmarshal(b, &out)
 	}

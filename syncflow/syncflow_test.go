@@ -2,6 +2,7 @@ package syncflow_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -254,7 +255,7 @@ func TestFailedPreconditionMakesItsChangeUnresolved(t *testing.T) {
 
 func TestManualChecksHashesThenAlwaysAsks(t *testing.T) {
 	f := &fakeEngine{plan: resolvedOnly, review: accept(nil)}
-	ovs := []apply.Override{{ID: "a", Direction: plan.Pull, DiskHash: strp("seen")}, {ID: "zzz", Direction: plan.Pull, StudioHash: strp("x")}}
+	ovs := []apply.Override{{ID: "a", Direction: plan.Pull, DiskHash: strp("seen")}}
 	out, err := run(t, f, syncflow.Request{Mode: syncflow.Manual, Overrides: ovs})
 	if err != nil || out.Status != syncflow.StatusSuccess {
 		t.Fatalf("Run = %s, %v", out.Status, err)
@@ -262,7 +263,7 @@ func TestManualChecksHashesThenAlwaysAsks(t *testing.T) {
 	if len(f.reviews) != 1 || f.reviews[0].Mode != "manual" {
 		t.Fatalf("reviews = %+v, want one manual", f.reviews)
 	}
-	// An unknown id is left for apply to refuse (E_OVERRIDE_UNKNOWN_ID).
+	// (an unknown id is refused before anyone is asked: TestUnknownOverrideIDIsRefusedInEveryMode)
 	want := []syncflow.Failure{{ID: "a", Field: "diskHash", Expected: "seen", Actual: strp("d-a")}}
 	if diff := cmp.Diff(want, out.Failures); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
@@ -422,4 +423,52 @@ func TestAsUnresolvedCopies(t *testing.T) {
 	if changes[0].Direction != plan.Push {
 		t.Error("AsUnresolved changed the plan it was given")
 	}
+}
+
+// TestUnknownOverrideIDIsRefusedInEveryMode: an override naming a change the plan
+// does not hold is E_OVERRIDE_UNKNOWN_ID in every mode, dryrun and a plan with an
+// unresolved change included, and nothing is applied or asked.
+func TestUnknownOverrideIDIsRefusedInEveryMode(t *testing.T) {
+	for _, mode := range []syncflow.Mode{syncflow.Standard, syncflow.Manual, syncflow.Fastfail, syncflow.Dryrun, syncflow.Direct} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := &fakeEngine{plan: twoChanges}
+			out, err := run(t, f, syncflow.Request{Mode: mode, Overrides: []apply.Override{{ID: "deadbeef", Direction: plan.Push}}})
+			e := errcode.As(err)
+			if e.Code != errcode.OverrideUnknownID || out.Status != syncflow.StatusError {
+				t.Fatalf("Run = %s, %v; want an error %s", out.Status, err, errcode.OverrideUnknownID)
+			}
+			if diff := cmp.Diff([]string{"deadbeef"}, idsIn(e)); diff != "" {
+				t.Errorf("details.ids (-want +got):\n%s", diff)
+			}
+			if len(f.applies)+len(f.reviews) != 0 {
+				t.Errorf("%d applies and %d reviews, want none", len(f.applies), len(f.reviews))
+			}
+		})
+	}
+}
+
+// TestFastfailNamesWhatTheApplyCouldNotCarryOut: an apply refusing a change the
+// plan gave a direction (E_UNRESOLVED, a pull no file can hold) makes fastfail name
+// that change, not "0 change(s)".
+func TestFastfailNamesWhatTheApplyCouldNotCarryOut(t *testing.T) {
+	f := &fakeEngine{plan: resolvedOnly, apply: func(host.ApplyRequest) (*host.ApplyData, error) {
+		return nil, errcode.New(errcode.Unresolved, "change a (A) cannot be pulled: no file holds it").With("ids", []string{"a"})
+	}}
+	out, err := run(t, f, syncflow.Request{Mode: syncflow.Fastfail})
+	if out.Status != syncflow.StatusUnresolved {
+		t.Fatalf("status = %s (%v), want %s", out.Status, err, syncflow.StatusUnresolved)
+	}
+	if diff := cmp.Diff([]string{"a"}, out.Unresolved); diff != "" {
+		t.Errorf("unresolved (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a"}, idsIn(errcode.As(err))); diff != "" {
+		t.Errorf("error's ids (-want +got):\n%s", diff)
+	}
+}
+
+func idsIn(e *errcode.Error) []string {
+	var out []string
+	b, _ := json.Marshal(e.Details["ids"])
+	_ = json.Unmarshal(b, &out)
+	return out
 }
