@@ -119,7 +119,10 @@ func (h *Host) routes(mux *http.ServeMux) {
 			return nil, nil, err
 		}
 		d, err := h.Apply(ctx, req)
-		return d, nil, err
+		if err != nil {
+			return d, nil, err
+		}
+		return d, d.Warnings, nil // (files kept, say: in the envelope's warnings too)
 	})
 	handle(callScript.route, callScript.command, func(ctx context.Context, body []byte) (any, []string, error) {
 		var req ScriptRequest

@@ -148,7 +148,7 @@ func (t *tools) syncApply(ctx context.Context, in ApplyIn) result[host.ApplyData
 	if err != nil {
 		return result[host.ApplyData]{err: err}
 	}
-	return result[host.ApplyData]{data: d}
+	return result[host.ApplyData]{data: d, warnings: d.Warnings}
 }
 
 // Override is one per-change direction with optional preconditions.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,6 +249,22 @@ func TestRunApply(t *testing.T) {
 	}
 	if ok, command, _ := envelopeData(t, out.String()); !ok || command != "sync.apply" {
 		t.Errorf("envelope ok=%v command=%s", ok, command)
+	}
+
+	// The apply's warnings (a file kept) are the envelope's too.
+	out.Reset()
+	kept := "src/New.luau was saved after the plan; kept (the next plan shows the difference)"
+	f = &fakeEngine{t: t, apply: func(req host.ApplyRequest) (*host.ApplyData, error) {
+		return &host.ApplyData{Result: apply.Result{TxID: "tx", Warnings: []string{kept}}}, nil
+	}}
+	if code, err := runApply(context.Background(), opts, f); code != exitOK || err != nil {
+		t.Fatalf("runApply = %d, %v", code, err)
+	}
+	var env struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &env); err != nil || !slices.Equal(env.Warnings, []string{kept}) {
+		t.Errorf("envelope warnings = %q (%v), want the apply's", env.Warnings, err)
 	}
 }
 

@@ -139,7 +139,7 @@ func runApply(ctx context.Context, opts *applyOptions, eng applier) (int, error)
 	if err != nil {
 		return exitError, err
 	}
-	opts.IO.emit(opts.JSON, host.CommandApply, d, nil, func(w io.Writer) { renderApply(w, d, opts.IO.style()) })
+	opts.IO.emit(opts.JSON, host.CommandApply, d, d.Warnings, func(w io.Writer) { renderApply(w, d, opts.IO.style()) })
 	return exitOK, nil
 }
 
