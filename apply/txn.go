@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -165,7 +166,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
-				return nil, err
+				return nil, withChanges(err, w.ops, st.Plan)
 			}
 			// Anything else (a lost connection, a timeout): the plugin may or may not
 			// have applied, so the journal stays open and is finished or rolled back
@@ -294,7 +295,27 @@ func (t *Txn) mismatch(tokenHash string, now *plan.Plan) error {
 		return e.With("appeared", []Moved{}).With("vanished", []Moved{}).With("changed", []Moved{}).With("diffKnown", false)
 	}
 	appeared, vanished, changed := planDiff(old, now)
+	if old.BaseCommit != now.BaseCommit {
+		// The changes may all be the same: what moved is the base (a commit, a
+		// checkout), which the plan binds.
+		e.Message = fmt.Sprintf("the plan changed since the token was issued: the base commit moved from %s to %s", shortCommit(old.BaseCommit), shortCommit(now.BaseCommit))
+		e.With("baseMoved", map[string]any{"from": nullIfEmpty(old.BaseCommit), "to": nullIfEmpty(now.BaseCommit)})
+	}
 	return e.With("appeared", appeared).With("vanished", vanished).With("changed", changed).With("diffKnown", true)
+}
+
+func shortCommit(c string) string {
+	if c == "" {
+		return "none"
+	}
+	return c[:min(12, len(c))]
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // planDiff lists the changes of now that old did not have, those of old that now
@@ -454,6 +475,38 @@ func marshalOrNull(v dom.Value) string {
 }
 
 // work is everything a transaction will write.
+// withChanges names the change of each op the plugin's failures point at (by
+// index: details.failures[].op, or details.op): its id and path, which a caller
+// can act on, where the plugin knows only its own handles.
+func withChanges(err error, ops []protocol.Op, p *plan.Plan) error {
+	ce := errcode.As(err)
+	name := func(m map[string]any) {
+		f, ok := m["op"].(float64)
+		if !ok || f < 0 || int(f) >= len(ops) || float64(int(f)) != f {
+			return
+		}
+		id := ops[int(f)].ChangeID
+		if id == "" {
+			return
+		}
+		m["id"] = id
+		if c := p.Find(id); c != nil {
+			m["path"] = c.Path
+		}
+	}
+	if list, ok := ce.Details["failures"].([]any); ok {
+		for _, f := range list {
+			if m, ok := f.(map[string]any); ok {
+				name(m)
+			}
+		}
+	}
+	if _, ok := ce.Details["op"]; ok {
+		name(ce.Details)
+	}
+	return ce
+}
+
 type work struct {
 	ops   []protocol.Op
 	files []project.FileOp

@@ -269,6 +269,25 @@ func TestMismatchListsWhatMoved(t *testing.T) {
 	}
 }
 
+// TestMismatchSaysTheBaseMoved: a token refused only because HEAD moved (a commit of
+// a file the plan does not see) says so, with both commits.
+func TestMismatchSaysTheBaseMoved(t *testing.T) {
+	e, d := conflicted(t)
+	hosttest.Write(t, e.Dir, "notes.md", "not part of the project\n")
+	hosttest.Git(t, e.Dir, "add", "notes.md")
+	hosttest.Git(t, e.Dir, "commit", "-qm", "notes")
+	_, err := e.Host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+	ce := mustCode(t, err, errcode.ConfirmTokenMismatch)
+	moved, ok := ce.Details["baseMoved"].(map[string]any)
+	head := strings.TrimSpace(hosttest.Git(t, e.Dir, "rev-parse", "HEAD"))
+	if !ok || moved["from"] != d.Base.Commit || moved["to"] != head {
+		t.Errorf("details.baseMoved = %v, want from %s to %s", ce.Details["baseMoved"], d.Base.Commit, head)
+	}
+	if !strings.Contains(ce.Message, "base commit moved") {
+		t.Errorf("message %q does not say the base moved", ce.Message)
+	}
+}
+
 func TestDisconnectedApplyRollsBackOnReconnect(t *testing.T) {
 	ctx := context.Background()
 	e, d := conflicted(t)
@@ -709,5 +728,50 @@ func TestApplyAbortsWhenTheStageTimesOut(t *testing.T) {
 		if c.method == protocol.MethodApply {
 			t.Errorf("an apply was sent after the stage timed out: %+v", c.params)
 		}
+	}
+}
+
+// TestStudioMovedDuringApplyNamesTheChange: Studio changes a script between the
+// apply's recompute and the plugin's apply; the plugin refuses the patch by its own
+// op index and handle, and the error names the change too (id and path), which a
+// caller can act on.
+func TestStudioMovedDuringApplyNamesTheChange(t *testing.T) {
+	e := hosttest.StartWith(t, hosttest.Config{Plugin: func(p *bridgetest.Plugin) {
+		p.Hook = func(method string, _ json.RawMessage) (any, error, bool) {
+			if method == protocol.MethodApply {
+				p.Edit(func(root *bridgetest.Node) {
+					root.Child("ServerScriptService").Child("Main").SetSource("print('typed in studio meanwhile')\n")
+				})
+			}
+			return nil, nil, false
+		}
+	}})
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('pushed')\n")
+	ctx := context.Background()
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 1 {
+		t.Fatalf("plan has %d changes, want the edit of Main", len(d.Changes))
+	}
+	_, err = e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	ce := errcode.As(err)
+	if ce.Code != errcode.PreconditionFailed || ce.ReasonCode() != errcode.ReasonStudioMoved {
+		t.Fatalf("apply: %v, want %s (%s)", err, errcode.PreconditionFailed, errcode.ReasonStudioMoved)
+	}
+	b, _ := json.Marshal(ce.Details["failures"])
+	var failures []struct {
+		ID, Path, Handle, Field string
+		Op                      int
+	}
+	if err := json.Unmarshal(b, &failures); err != nil || len(failures) != 1 {
+		t.Fatalf("details.failures = %s (%v), want one", b, err)
+	}
+	if f := failures[0]; f.ID != d.Changes[0].ID || f.Path != "ServerScriptService/Main" || f.Field != "Source" || f.Handle == "" {
+		t.Errorf("failure = %+v, want id %s, path ServerScriptService/Main, field Source and the plugin's handle", f, d.Changes[0].ID)
+	}
+	if got, err := os.ReadFile(filepath.Join(e.Dir, "src/server/Main.server.luau")); err != nil || string(got) != "print('pushed')\n" {
+		t.Errorf("disk changed: %q %v", got, err)
 	}
 }
