@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/mcpserver"
@@ -31,6 +32,14 @@ func (a *app) mcpCommand() *cli.Command {
 				return err
 			}
 			loc, stateDir, err := a.project(c)
+			if err != nil {
+				if ce := project.AsCoded(err); ce.Code == errcode.ProjectInvalid {
+					// An agent host starts this where it is told: it gets an MCP server
+					// whose every tool answers why (no project here), not a closed pipe.
+					logger.Warn("no Atlas project: every tool answers with the error", "err", err)
+					return a.serveMCP(ctx, noProject{ce})
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -105,4 +114,51 @@ func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir 
 		}
 	}
 	return h, nil
+}
+
+// noProject is the engine of an MCP server started outside a project: every call
+// answers the error that says so.
+type noProject struct{ err error }
+
+var _ host.Engine = noProject{}
+
+func (n noProject) Status(context.Context) (*host.StatusData, error) { return nil, n.err }
+func (n noProject) Plan(context.Context, host.PlanRequest) (*host.PlanData, error) {
+	return nil, n.err
+}
+func (n noProject) Apply(context.Context, host.ApplyRequest) (*host.ApplyData, error) {
+	return nil, n.err
+}
+func (n noProject) Script(context.Context, host.ScriptRequest) (*host.ScriptData, error) {
+	return nil, n.err
+}
+func (n noProject) Exec(context.Context, host.ExecRequest) (*host.ExecData, error) {
+	return nil, n.err
+}
+func (n noProject) Drift(context.Context, host.DriftRequest) (*host.DriftData, error) {
+	return nil, n.err
+}
+func (n noProject) Review(context.Context, host.ReviewRequest) (*host.ReviewData, error) {
+	return nil, n.err
+}
+func (n noProject) Undo(context.Context, host.UndoRequest) (*apply.UndoResult, error) {
+	return nil, n.err
+}
+func (n noProject) Recover(context.Context, host.RecoverRequest) (*apply.RecoverResult, error) {
+	return nil, n.err
+}
+func (n noProject) Query(context.Context, host.QueryRequest) (*host.QueryData, error) {
+	return nil, n.err
+}
+func (n noProject) Logs(context.Context, host.LogsRequest) (*host.LogsData, error) {
+	return nil, n.err
+}
+func (n noProject) State(context.Context, host.StateRequest) (*host.StateData, error) {
+	return nil, n.err
+}
+func (n noProject) Transactions(context.Context) (*host.TransactionsData, error) {
+	return nil, n.err
+}
+func (n noProject) Transaction(context.Context, string) (*host.TransactionData, error) {
+	return nil, n.err
 }

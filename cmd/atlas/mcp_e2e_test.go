@@ -103,6 +103,24 @@ func TestMCPEndToEnd(t *testing.T) {
 	t.Run("StdoutIsJSONRPCOnly", x.testStdoutHygiene)
 	t.Run("ProtocolRobustness", x.testProtocolRobustness)
 	t.Run("UnknownToolIsProtocolError", x.testUnknownTool)
+	t.Run("OutsideAProject", x.testOutsideAProject)
+}
+
+// testOutsideAProject: `atlas mcp` started where there is no project (an agent host
+// starts it where it is configured to) answers initialize and tools/list, and each
+// tool says why it cannot work (E_PROJECT_INVALID), instead of closing the pipe.
+func (x *e2e) testOutsideAProject(t *testing.T) {
+	t.Parallel()
+	cs, stderr, closeFn := x.startMCP(t, t.TempDir(), x.env(t, t.TempDir()))
+	for _, tool := range []string{"sync_plan", "studio_status"} {
+		env := callTool(t, cs, tool, map[string]any{})
+		if env.OK || len(env.Errors) != 1 || env.Errors[0].Code != "E_PROJECT_INVALID" {
+			t.Errorf("%s outside a project: %s, want E_PROJECT_INVALID", tool, env.raw)
+		}
+	}
+	if err := closeFn(); err != nil {
+		t.Fatalf("atlas mcp did not exit cleanly: %v\n%s", err, stderr.String())
+	}
 }
 
 // nodeEnv is env with the clients' Node 22 first on PATH, so that node and
