@@ -76,7 +76,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err != nil {
 		var usage *usageError
 		if errors.As(err, &usage) {
-			a.fail("atlas", errcode.New(errcode.Usage, "%s", usage.msg).Reason(errcode.ReasonUsage, errcode.NextFixRequest))
+			a.fail(usage.command, errcode.New(errcode.Usage, "%s", usage.msg).Reason(errcode.ReasonUsage, errcode.NextFixRequest))
 			return exitError
 		}
 		a.fail("atlas", err)
@@ -111,14 +111,25 @@ func commandsFor(all []*cli.Command, args []string) ([]*cli.Command, bool) {
 // setUsageErrors makes every command report flag errors as usage errors (E_USAGE).
 func setUsageErrors(c *cli.Command) {
 	c.OnUsageError = func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
-		return &usageError{msg: err.Error()}
+		return &usageError{msg: err.Error(), command: envelopeCommand(c)}
 	}
 	for _, sub := range c.Commands {
 		setUsageErrors(sub)
 	}
 }
 
-type usageError struct{ msg string }
+type usageError struct{ msg, command string }
+
+// envelopeCommand is the envelope's name of c ("sync.plan" for atlas sync plan;
+// "atlas" for the root).
+func envelopeCommand(c *cli.Command) string {
+	name := strings.TrimPrefix(c.FullName(), "atlas")
+	name = strings.ReplaceAll(strings.TrimSpace(name), " ", ".")
+	if name == "" {
+		return "atlas"
+	}
+	return name
+}
 
 func (e *usageError) Error() string { return e.msg }
 
