@@ -113,6 +113,17 @@ func setUsageErrors(c *cli.Command) {
 	c.OnUsageError = func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
 		return &usageError{msg: err.Error(), command: envelopeCommand(c)}
 	}
+	if c.Action != nil && c.ArgsUsage == "" && len(c.Commands) == 0 && c.Before == nil {
+		// A command that takes no argument says so of a stray one, rather than
+		// ignoring it (atlas sync plan --json extra).
+		c.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
+			if c.Args().Len() > 0 {
+				return ctx, &usageError{msg: fmt.Sprintf("'atlas %s' takes no arguments, got %q", strings.TrimPrefix(c.FullName(), "atlas "), c.Args().Slice()),
+					command: envelopeCommand(c)}
+			}
+			return ctx, nil
+		}
+	}
 	for _, sub := range c.Commands {
 		setUsageErrors(sub)
 	}

@@ -102,7 +102,7 @@ func runExec(ctx context.Context, opts *execOptions, eng executor) (int, error) 
 	code := opts.Code
 	if opts.File != "" {
 		if code != "" {
-			return exitError, errcode.New(errcode.Usage, "give --code or a FILE, not both").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
+			return exitError, errcode.New(errcode.BadRequest, "give --code or a FILE, not both").Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 		}
 		b, err := os.ReadFile(opts.File)
 		if err != nil {
