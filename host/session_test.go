@@ -44,6 +44,18 @@ func TestSessionSelection(t *testing.T) {
 	// A token is bound to its session: applying it against the other one is refused.
 	_, err = e.Host.Apply(ctx, host.ApplyRequest{SessionID: e.Plugin.SessionID, Token: d.ConfirmToken})
 	mustCode(t, err, errcode.ConfirmTokenInvalid)
+	// Given no session, an apply takes the token's: no E_STUDIO_AMBIGUOUS.
+	d, err = e.Host.Plan(ctx, host.PlanRequest{SessionID: second.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true})
+	if err != nil {
+		t.Fatalf("apply with the token's session: %v", err)
+	}
+	if a.Session.ID != second.SessionID {
+		t.Errorf("apply used session %s, want the token's %s", a.Session.ID, second.SessionID)
+	}
 	_, err = e.Host.Plan(ctx, host.PlanRequest{SessionID: "nope"})
 	mustCode(t, err, errcode.StudioNotConnected)
 }

@@ -215,7 +215,15 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				With("txId", p.TxID).With("waiting", p.Waiting).With("pending", pending)
 		}
 	}
-	s, err := h.session(ctx, req.SessionID)
+	sid := req.SessionID
+	if sid == "" && len(h.bridge.Sessions()) > 1 {
+		// With several Studios, the token's session is the one meant (the plan was
+		// made against it); the token is verified against it below all the same.
+		if claims, err := h.tokens.Peek(req.Token); err == nil {
+			sid = claims.SessionID
+		}
+	}
+	s, err := h.session(ctx, sid)
 	if err != nil {
 		return nil, err
 	}
