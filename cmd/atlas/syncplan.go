@@ -36,7 +36,7 @@ func (a *app) syncPlanCommand() *cli.Command {
 		Flags: []cli.Flag{
 			sessionFlag,
 			&cli.StringFlag{Name: "base", Usage: "base revision for the three-way comparison (default HEAD)"},
-			&cli.DurationFlag{Name: "ttl", Usage: "lifetime of the confirm token (default 5m, at most 10m)"},
+			&cli.DurationFlag{Name: "ttl", Usage: "lifetime of the confirm token (at most 10m; an apply up to 2s past it is still taken, for clocks and transit)", DefaultText: "5m"},
 			&cli.BoolFlag{Name: "diff", Usage: "show unified diffs of scripts"},
 			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 2 when there are differences"},
 			jsonFlag,
