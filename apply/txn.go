@@ -166,7 +166,12 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
-				return nil, withChanges(err, w.ops, st.Plan)
+				return nil, withChanges(err, w.ops, func(id string) string {
+					if c := st.Plan.Find(id); c != nil {
+						return c.Path
+					}
+					return ""
+				})
 			}
 			// Anything else (a lost connection, a timeout): the plugin may or may not
 			// have applied, so the journal stays open and is finished or rolled back
@@ -476,9 +481,9 @@ func marshalOrNull(v dom.Value) string {
 
 // work is everything a transaction will write.
 // withChanges names the change of each op the plugin's failures point at (by
-// index: details.failures[].op, or details.op): its id and path, which a caller
-// can act on, where the plugin knows only its own handles.
-func withChanges(err error, ops []protocol.Op, p *plan.Plan) error {
+// index: details.failures[].op, or details.op): its id and its path (pathOf the
+// id), which a caller can act on, where the plugin knows only its own handles.
+func withChanges(err error, ops []protocol.Op, pathOf func(id string) string) error {
 	ce := errcode.As(err)
 	name := func(m map[string]any) {
 		f, ok := m["op"].(float64)
@@ -490,8 +495,8 @@ func withChanges(err error, ops []protocol.Op, p *plan.Plan) error {
 			return
 		}
 		m["id"] = id
-		if c := p.Find(id); c != nil {
-			m["path"] = c.Path
+		if path := pathOf(id); path != "" {
+			m["path"] = path
 		}
 	}
 	if list, ok := ce.Details["failures"].([]any); ok {

@@ -97,6 +97,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		return "", nil, errcode.New(errcode.NotFound, "not in Studio")
 	}
 	var ops []protocol.Op
+	pathOf := map[string]string{} // by change id, for the plugin's refusals
 	for _, op := range r.Ops {
 		switch op.Op {
 		case protocol.OpEdit:
@@ -134,6 +135,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				}
 			}
 			ops = append(ops, protocol.Op{Op: protocol.OpEdit, Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
+			pathOf[op.ChangeID] = pre.Path
 		case protocol.OpAdd:
 			path := append(splitPath(r.parentPath(op)), op.Instance.Name)
 			h, inst, err := handleOf(path)
@@ -148,6 +150,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				}
 			}
 			ops = append(ops, protocol.Op{Op: protocol.OpRemove, Handle: h, Expect: e, ChangeID: op.ChangeID})
+			pathOf[op.ChangeID] = joinPath(path)
 		case protocol.OpRemove:
 			if pre := r.preImage(op); pre != nil {
 				res.Manual = append(res.Manual, pre.Path)
@@ -164,7 +167,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 		}
 		if err := studio.Apply(ctx, "undo-"+r.TxID, ops, nil); err != nil {
-			return nil, err
+			return nil, withChanges(err, ops, func(id string) string { return pathOf[id] })
 		}
 	}
 	res.StudioOps = len(ops)

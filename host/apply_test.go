@@ -452,8 +452,14 @@ func TestUndoRefusesWhenThingsMoved(t *testing.T) {
 	studioEdit(t, e, []string{"ServerScriptService", "Main"}, "print('typed after the sync')\n")
 	before := snapshotWorld(t, e)
 	_, err = e.Host.Undo(ctx, host.UndoRequest{})
-	mustCode(t, err, errcode.PreconditionFailed)
+	ce := mustCode(t, err, errcode.PreconditionFailed)
 	assertUnchanged(t, e, before)
+	// Studio's refusal names the change and its path, not only the plugin's handle.
+	b, _ := json.Marshal(ce.Details["failures"])
+	var failures []struct{ ID, Path string }
+	if err := json.Unmarshal(b, &failures); err != nil || len(failures) != 1 || failures[0].ID != d.Changes[0].ID || failures[0].Path != "ServerScriptService/Main" {
+		t.Errorf("details.failures = %s, want Main's change by id and path", b)
+	}
 }
 
 // stageCall is one stage or apply request a staging plugin received.
