@@ -239,7 +239,7 @@ func (c *Cache) check(m *memo) {
 			return
 		}
 		racy := j.rec.racy || j.rec.stat.mtime >= m.racyFrom
-		if !racy && (j.rec.kind != recScript || j.rec.hasText) {
+		if !racy {
 			j.ok = true
 			return
 		}

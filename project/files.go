@@ -265,13 +265,13 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 		}
 	}
 	rec := l.cached(p, recScript)
-	if rec == nil || !rec.hasText {
+	if rec == nil || !rec.hasText && !textDroppable(p) {
 		var data []byte
 		var err error
 		if rec == nil {
 			rec, data, err = l.readRecord(p, recScript)
 		} else {
-			// Restored from an index, which keeps no script text: the file is
+			// An init script's record restored from an index: its text is
 			// read, but its stat data proved the hash.
 			data, err = fs.ReadFile(l.fsys, p)
 			l.mem.made++
@@ -286,7 +286,13 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 		l.keep(p, rec)
 	}
 	inst.RawHash = rec.hash
-	inst.Properties["Source"] = dom.String(rec.text)
+	// A record whose stat data proved it unchanged may hold no text (one restored
+	// from an index, or one whose text was let go, see Cache.DropTexts): the
+	// instance then has its hashes only, and the text is read when it is needed
+	// (Project.ReadText).
+	if rec.hasText {
+		inst.Properties["Source"] = dom.String(rec.text)
+	}
 	inst.SourceHash = rec.hash
 	if rec.textHash != "" {
 		inst.SourceHash = rec.textHash

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -72,13 +73,16 @@ func TestIndexRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, wantErr := project.Load(fsys, "default.project.json", opts)
+	texts := droppedTexts(want)
 	c2, got, gotErr := restarted(t, dir, index)
 	sameLoad(t, "restart", got, gotErr, want, wantErr, nil)
-	// The index keeps every parsed form but script text and project files:
-	// only the 3 scripts (with the init script) and the project file are read,
-	// and no script is hashed.
-	if st := c2.Stats(); st.Parsed != 4 {
-		t.Errorf("a restart read %d files, want the 3 scripts and the project file", st.Parsed)
+	readsBack(t, c2, got, texts)
+	// The index keeps every parsed form but script text and project files: a
+	// script file of its own is not read (its stat data proves its hashes, and
+	// its text is read when needed); the init script, whose instance is its
+	// folder's, and the project file are.
+	if st := c2.Stats(); st.Parsed != 2 {
+		t.Errorf("a restart read %d files, want the init script and the project file", st.Parsed)
 	}
 
 	// A file changed while the host was down is read again.
@@ -87,10 +91,48 @@ func TestIndexRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, wantErr = project.Load(fsys, "default.project.json", opts)
+	texts = droppedTexts(want)
 	c3, got, gotErr := restarted(t, dir, index)
 	sameLoad(t, "restart after an edit", got, gotErr, want, wantErr, nil)
-	if st := c3.Stats(); st.Parsed != 5 {
-		t.Errorf("a restart after one edit read %d files, want the 3 scripts, the project file and the edited file", st.Parsed)
+	readsBack(t, c3, got, texts)
+	if st := c3.Stats(); st.Parsed != 3 {
+		t.Errorf("a restart after one edit read %d files, want the init script, the project file and the edited file", st.Parsed)
+	}
+}
+
+// droppedTexts lets go of p's script texts as a cache restored from an index holds
+// them (project.DropTexts), and returns them by instance id.
+func droppedTexts(p *project.Project) map[string]string {
+	if p == nil {
+		return nil
+	}
+	out := map[string]string{}
+	p.Root.Walk(func(x *dom.Instance) bool {
+		if src, ok := x.Source(); ok && project.TextDroppable(x) {
+			out[x.ID] = src
+		}
+		return true
+	})
+	if n := project.DropTexts(p.Root); n != len(out) {
+		panic("DropTexts let go of another number of texts")
+	}
+	return out
+}
+
+// readsBack checks that every text dropped is read back from its file, the same.
+func readsBack(t *testing.T, c *project.Cache, p *project.Project, texts map[string]string) {
+	t.Helper()
+	if len(texts) == 0 {
+		t.Fatal("no script text was let go")
+	}
+	for id, want := range texts {
+		x := p.Root.Index()[id]
+		if x == nil {
+			t.Fatalf("no instance %s", id)
+		}
+		if got, err := c.ReadText(x); err != nil || got != want {
+			t.Errorf("ReadText(%s) = %q, %v; want %q", x.FsPath, got, err, want)
+		}
 	}
 }
 
@@ -125,6 +167,7 @@ func TestIndexRacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, wantErr := project.Load(fsys, "default.project.json", opts)
+	droppedTexts(want)
 	_, got, gotErr := restarted(t, dir, index)
 	sameLoad(t, "racy restart", got, gotErr, want, wantErr, nil)
 	// The same through a cache that never wrote an index: a load in the same

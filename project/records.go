@@ -26,8 +26,9 @@ type record struct {
 
 	// text is the parsed text: a script's Source (after NormalizeSource), a data
 	// module's Lua source, a .csv's Contents, a .txt's Value. A script's record
-	// restored from an index has no text (hasText false): it is read again, but
-	// not hashed or parsed.
+	// may hold no text (hasText false): one restored from an index, or one whose
+	// text the cache let go (Cache.DropTexts). Its hashes still stand; the text is
+	// read from the file when it is needed, and checked against them.
 	text    string
 	hasText bool
 	// textHash is the blob id of text when it differs from hash (data modules,
