@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -174,35 +175,66 @@ func (c *Cache) diffFrom(fsys fs.FS) (edited map[string]string, same bool) {
 	return edited, true
 }
 
-// withScripts returns a copy of the disk tree in which the scripts loaded from the
-// files in edited have the blob ids edited gives, and no Source or Source hash, as
-// a load of the commit with HashOnly makes them; nil when one of those files is not
-// a script file's own (an init script is its folder's), or the tree records files.
+// withScripts returns the disk tree as the commit has it: the scripts loaded from
+// the files in edited have the blob ids edited gives, and no Source or Source hash,
+// as a load of the commit with HashOnly makes them. It is nil when one of those
+// files is not a script file's own (an init script is its folder's), or the tree
+// records files.
+//
+// Only those scripts and the instances above them are copies: every other subtree
+// is the disk tree's own (the same *dom.Instance, as trees of the disk cache share
+// what did not change), so the base costs the memory of the paths to the edited
+// scripts, not a second tree. The root of a shared subtree keeps the disk tree's
+// parent, an instance with the same id, name and path as the copy above it.
 func (c *Cache) withScripts(edited map[string]string) *Project {
 	d := c.proj
 	if d.Files != nil {
 		return nil
 	}
 	found := map[string]bool{}
-	root := d.Root.Clone()
-	var walk func(orig, copied *dom.Instance)
-	walk = func(orig, copied *dom.Instance) {
+	var walk func(orig *dom.Instance) *dom.Instance // nil: shared as it is
+	walk = func(orig *dom.Instance) *dom.Instance {
+		var copied *dom.Instance
 		if orig.Kind == dom.KindScript && orig.FsPath != "" {
 			p := d.pathInFS(orig.FsPath)
 			if blob, ok := edited[p]; ok {
-				delete(copied.Properties, "Source")
-				copied.RawHash, copied.SourceHash = blob, ""
+				cp := *orig
+				cp.Properties = maps.Clone(orig.Properties)
+				delete(cp.Properties, "Source")
+				cp.RawHash, cp.SourceHash = blob, ""
+				copied = &cp
 				found[p] = true
 			}
 		}
+		var kids []*dom.Instance
 		for i, ch := range orig.Children {
-			walk(ch, copied.Children[i])
+			if cc := walk(ch); cc != nil {
+				if kids == nil {
+					kids = slices.Clone(orig.Children)
+				}
+				kids[i] = cc
+			}
 		}
+		if kids == nil {
+			return copied
+		}
+		if copied == nil {
+			cp := *orig
+			copied = &cp
+		}
+		copied.Children = kids
+		for i, k := range kids {
+			if k != orig.Children[i] {
+				k.Parent = copied
+			}
+		}
+		return copied
 	}
-	walk(d.Root, root)
-	if len(found) != len(edited) {
+	root := walk(d.Root)
+	if len(found) != len(edited) || root == nil {
 		return nil
 	}
+	root.Parent = nil
 	return &Project{File: d.File, Dir: d.Dir, Name: d.Name, Root: root, ServePort: d.ServePort,
 		ServePlaceIDs: d.ServePlaceIDs, BlockedPlaceIDs: d.BlockedPlaceIDs, PlaceID: d.PlaceID,
 		GameID: d.GameID, EmitLegacyScripts: d.EmitLegacyScripts, Warnings: d.Warnings}

@@ -223,6 +223,7 @@ func TestCacheBase(t *testing.T) {
 			if b.Root == disk.Root {
 				t.Errorf("%s: the base is the disk tree, not a copy", tc.what)
 			}
+			onPath := map[string]bool{} // the edited scripts and the instances above them
 			for name := range tc.files {
 				x := byFsPath(b.Root, name)
 				if x == nil {
@@ -231,6 +232,25 @@ func TestCacheBase(t *testing.T) {
 				if _, ok := x.Source(); ok || x.SourceHash != "" {
 					t.Errorf("%s: the base's %s has the disk's Source (hash %q)", tc.what, name, x.SourceHash)
 				}
+				for a := x; a != nil; a = a.Parent {
+					onPath[a.ID] = true
+				}
+				if !onPath[b.Root.ID] {
+					t.Errorf("%s: the base's %s is not under the base's root", tc.what, name)
+				}
+			}
+			// Only those are copies: every other subtree is the disk tree's own.
+			diskIndex, shared := disk.Root.Index(), 0
+			b.Root.Walk(func(x *dom.Instance) bool {
+				if own := diskIndex[x.ID] == x; own == onPath[x.ID] {
+					t.Errorf("%s: %s is the disk's own %v, on an edited script's path %v", tc.what, x.Path(), own, onPath[x.ID])
+				} else if own {
+					shared++
+				}
+				return true
+			})
+			if shared == 0 {
+				t.Errorf("%s: the base shares nothing with the disk tree", tc.what)
 			}
 		}
 		if after := fullDump(t, disk); after != before {
