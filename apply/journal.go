@@ -183,6 +183,9 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 				pre.Properties[k] = v
 			}
 		}
+		if err := sourceLoaded(c.Studio); err != nil {
+			return nil, err
+		}
 		if src, ok := c.Studio.Source(); ok {
 			pre.Source = &src
 		}

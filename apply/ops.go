@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/protocol"
 )
@@ -46,6 +47,9 @@ var (
 
 // newInstance copies a disk subtree into the form the plugin builds.
 func newInstance(i *dom.Instance) (*protocol.NewInstance, error) {
+	if err := sourceLoaded(i); err != nil {
+		return nil, err
+	}
 	writable := make(dom.Properties, len(i.Properties))
 	for k, v := range i.Properties {
 		if dom.StudioSyncable(i.ClassName, k) { // the plugin could not write the others
@@ -130,4 +134,17 @@ type Result struct {
 	StudioOps int          `json:"studioOps"`
 	Files     []FileChange `json:"files"`
 	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// sourceLoaded refuses a script whose Source the caller did not read back (a tree
+// lets texts go, and whoever writes or journals one reads it first): written or
+// journaled without it, the script would lose its text.
+func sourceLoaded(i *dom.Instance) error {
+	if !i.IsScript() || i.SourceHash == "" && i.RawHash == "" {
+		return nil
+	}
+	if _, ok := i.Source(); !ok {
+		return errcode.New(errcode.Internal, "the Source of %s was not read before the apply", i.Path())
+	}
+	return nil
 }

@@ -632,6 +632,9 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 		for _, f := range c.Fields {
 			switch f {
 			case "Source":
+				if err := sourceLoaded(c.Disk); err != nil {
+					return err
+				}
 				if src, ok := c.Disk.Source(); ok {
 					set["Source"] = dom.String(src)
 					w.writesSource(c.Disk, src)

@@ -147,3 +147,17 @@ func (l *baseLoader) stagedFiles() ([]string, error) {
 func (b *base) hashes(disk map[string]*dom.Instance, studio *dom.Instance) {
 	b.resolve.Do(func() { b.proj.ResolveSourceHashes(b.fsys, disk, studio.Index()) })
 }
+
+// last returns the latest base loaded, nil when there is none.
+func (l *baseLoader) last() *base {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.latest
+}
+
+// openedRepo returns the repository if a use opened it, without opening it.
+func (l *baseLoader) openedRepo() *gitblob.Repo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.repo
+}

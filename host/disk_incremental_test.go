@@ -222,6 +222,9 @@ func treeLines(root *dom.Instance) []string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s id=%s class=%s file=%q kind=%v", x.Path(), x.ID, x.ClassName, x.FsPath, x.Kind)
 		for _, k := range names {
+			if k == "Source" && project.TextDroppable(x) {
+				continue // held or let go (texts.go): the hash below is the text
+			}
 			v, _ := dom.Marshal(x.Properties[k])
 			fmt.Fprintf(&b, " %s=%s", k, v)
 		}

@@ -14,7 +14,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	h.trim.begin()
 	defer h.trim.end()
 	d := &DriftData{Changes: []*plan.Change{}, Blocking: []string{}}
-	c, err := h.compute(ctx, req.SessionID, "")
+	c, err := h.compute(ctx, req.SessionID, "", nil)
 	if err != nil {
 		if errcode.Of(err) == errcode.StudioNotConnected {
 			d.Message = "no Studio session is connected: drift unknown"

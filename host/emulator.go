@@ -114,9 +114,14 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 		if err != nil {
 			return err
 		}
+		// A disk script whose text the tree let go (texts.go) is read from its file.
+		fromFile := func(x *dom.Instance) (dom.Value, error) {
+			text, err := h.disk.readText(x)
+			return dom.String(text), err
+		}
 		b, err := h.loadBase("")
 		if err != nil || b == nil {
-			pf = PlaceFromTree(disk.Root, disk.Name)
+			pf = placeFromTree(disk.Root, disk.Name, fromFile)
 			return nil
 		}
 		// A base script has only its file's blob id: its text is the disk's when
@@ -125,6 +130,9 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 		pf = placeFromTree(b.proj.Root, disk.Name, func(x *dom.Instance) (dom.Value, error) {
 			if d := diskIndex[x.ID]; d != nil && d.SourceHash == x.RawHash {
 				if v, ok := d.Properties["Source"]; ok {
+					return v, nil
+				}
+				if v, err := fromFile(d); err == nil {
 					return v, nil
 				}
 			}

@@ -113,3 +113,7 @@ func (h *Host) ScopeMade() bool {
 	defer lastScope.Unlock()
 	return root != nil && len(lastScope.trees) > 0 && lastScope.trees[0] == root
 }
+
+// Idle runs what the host does once it has been idle: the base tree kept, and the
+// script texts that can be read again let go.
+func (h *Host) Idle() { h.idle() }

@@ -192,14 +192,19 @@ func (h *Host) Start(ctx context.Context) (err error) {
 // it): the base tree a plan built from a commit goes to the state dir, for a
 // restarted host. Not when a command holds the Studio lock or waits for it; one that
 // comes meanwhile waits for the write (0.7 s at 50,000 scripts).
-func (h *Host) idle() {
+func (h *Host) idle() (freed bool) {
 	if h.ctx == nil {
-		return
+		return false
 	}
-	_ = h.studio.useInBackground(h.ctx, func(context.Context, *snapshots) error {
+	_ = h.studio.useInBackground(h.ctx, func(_ context.Context, snaps *snapshots) error {
 		h.disk.saveBase()
+		freed = h.dropTexts(snaps) > 0
+		if repo := h.bases.openedRepo(); repo != nil && repo.DropObjectCache() {
+			freed = true
+		}
 		return nil
 	})
+	return freed
 }
 
 // saveBase writes the base tree not yet kept, as the host stops, once the commands

@@ -42,16 +42,33 @@ func TestKnownSourcesComeByHash(t *testing.T) {
 	if src := d.Sources[d.Changes[0].ID].Studio; src == nil || *src != edited {
 		t.Errorf("Studio's Main = %v, want %q", src, edited)
 	}
-	// Every other Studio script has the disk's text.
+	// Every other Studio script has the disk's text, by hash. The plan read every
+	// text (a whole snapshot), so the host let go of the ones a file holds: only
+	// Main's, which no file holds, is kept.
+	disk := e.host.LastDiskTree().Index()
 	studio := e.host.CachedStudioTree()
+	held := 0
 	studio.Walk(func(x *dom.Instance) bool {
-		if x.IsScript() && x.Name != "Main" {
-			if src, ok := x.Properties["Source"].(dom.String); !ok || src == "" {
-				t.Errorf("%s has no Source in the host's Studio tree", x.Path())
+		if !x.IsScript() {
+			return true
+		}
+		_, ok := x.Properties["Source"]
+		if ok {
+			held++
+		}
+		switch {
+		case x.Name == "Main":
+			if !ok {
+				t.Errorf("%s: the host let go of a text only Studio holds", x.Path())
 			}
+		case disk[x.ID] == nil || x.SourceHash != disk[x.ID].SourceHash:
+			t.Errorf("%s: Studio's hash %s is not the disk's", x.Path(), x.SourceHash)
+		case ok && dom.IsScriptClass(disk[x.ID].ClassName) && disk[x.ID].Kind == dom.KindScript:
+			t.Errorf("%s: the host still holds a text its file holds", x.Path())
 		}
 		return true
 	})
+	t.Logf("%d of the Studio tree's scripts hold their text", held)
 }
 
 // TestPushedSourcesComeBackByHash: the snapshot after an apply names the Sources the

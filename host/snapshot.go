@@ -15,6 +15,7 @@ import (
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
+	"github.com/atlas-rbx/atlas/project"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -679,14 +680,20 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		if !ok {
 			return errStaleReuse
 		}
-		inst.Properties["Source"] = old.source
+		if old.source != nil {
+			inst.Properties["Source"] = old.source
+		}
 		inst.SourceHash = old.hash
 	} else if w.SourceHash != "" {
 		src, ok := known[w.SourceHash]
 		if !ok {
 			return errStaleReuse
 		}
-		inst.Properties["Source"] = src
+		// A known text the host let go (nil) is read again when it is needed
+		// (texts.go); the hash is all a plan compares.
+		if src != nil {
+			inst.Properties["Source"] = src
+		}
 		inst.SourceHash = w.SourceHash
 	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
 		inst.SourceHash = gitblob.HashString(string(src))
@@ -910,7 +917,9 @@ func detach(x *dom.Instance) {
 }
 
 // knownSources are the disk scripts' texts by git blob id, which a whole snapshot
-// need not carry (SnapshotParams.KnownSources).
+// need not carry (SnapshotParams.KnownSources). A script whose text the disk tree
+// let go is known by its hash alone (a nil text): its file holds the text, which is
+// read when it is needed.
 func knownSources(disk map[string]*dom.Instance) map[string]dom.Value {
 	known := map[string]dom.Value{}
 	for _, x := range disk {
@@ -919,6 +928,8 @@ func knownSources(disk map[string]*dom.Instance) map[string]dom.Value {
 		}
 		if src, ok := x.Properties["Source"].(dom.String); ok {
 			known[x.SourceHash] = src
+		} else if _, ok := known[x.SourceHash]; !ok && project.TextDroppable(x) {
+			known[x.SourceHash] = nil
 		}
 	}
 	return known

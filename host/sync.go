@@ -27,7 +27,10 @@ type computed struct {
 
 // compute reads disk, base and Studio, and computes the plan. It waits for Studio
 // (the Studio lock, then its snapshots) at most the Studio timeout in all.
-func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*computed, error) {
+//
+// then, when not nil, runs with the plan under the same lock: what reads the texts of
+// the plan's scripts (hydrate) does it there, as the lock keeps them from being let go.
+func (h *Host) compute(ctx context.Context, sessionID, baseRev string, then func(*computed) error) (*computed, error) {
 	ctx, cancel := h.studioDeadline(ctx)
 	defer cancel()
 	// A Studio on its way is waited for before the lock, which its start needs.
@@ -42,6 +45,13 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string) (*compute
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
 		// (the warm-up plan this one waited for may have taken a whole snapshot)
 		big = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full || h.disk.builtBases() != bases
+		if err == nil && then != nil {
+			err = then(c)
+		}
+		if big {
+			// It read every text: let go of the ones that can be read again.
+			h.dropTexts(snaps)
+		}
 		return err
 	})
 	if big {
@@ -140,7 +150,13 @@ func (h *Host) loadBase(rev string) (*base, error) { return h.bases.load(rev) }
 func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	h.trim.begin()
 	defer h.trim.end()
-	c, err := h.compute(ctx, req.SessionID, req.Base)
+	var sources map[string]ChangeSources
+	c, err := h.compute(ctx, req.SessionID, req.Base, func(c *computed) error {
+		if req.Sources {
+			sources = h.sourcesOf(ctx, c)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +177,7 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 		d.Warnings = append(d.Warnings, "no base commit (no git repository, no commit yet, or the project file is not committed): every difference is unresolved")
 	}
 	if req.Sources {
-		d.Sources = sourcesOf(c)
+		d.Sources = sources
 	}
 	if req.Files {
 		d.Files = filesOf(c, os.DirFS(h.loc.Dir))
@@ -169,8 +185,11 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	return d, nil
 }
 
-func sourcesOf(c *computed) map[string]ChangeSources {
+// sourcesOf returns the texts of the plan's script changes, read back where the
+// trees let them go (texts.go). The caller holds the Studio lock.
+func (h *Host) sourcesOf(ctx context.Context, c *computed) map[string]ChangeSources {
 	out := map[string]ChangeSources{}
+	t := h.texts(ctx, c)
 	for _, ch := range c.plan.Changes {
 		var cs ChangeSources
 		any := false
@@ -181,6 +200,9 @@ func sourcesOf(c *computed) map[string]ChangeSources {
 			if side.i == nil {
 				continue
 			}
+			// A text that cannot be read back as planned (its file changed
+			// since) is left out, as the next plan will show the change.
+			_ = t.hydrate(false, side.i)
 			if src, ok := side.i.Source(); ok {
 				s := src
 				*side.dst = &s
@@ -268,6 +290,14 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 					return nil, err
 				}
 				recomputed = c.plan
+				// The journal holds the texts the apply overwrites, and a push
+				// or pull writes the other side's: read back the ones let go.
+				t := h.texts(ctx, c)
+				for _, ch := range c.plan.Changes {
+					if err := t.change(ch, ch.Disk, ch.Studio); err != nil {
+						return nil, err
+					}
+				}
 				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio,
 					FoldCase: h.fold.get(h.loc.Dir)}, nil
 			},

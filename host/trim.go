@@ -34,9 +34,14 @@ type trimmer struct {
 
 // newTrimmer returns a trimmer that runs idle, then the trim, once the host has
 // been idle for trimDelay (idle's garbage goes back to the system with the rest).
-func newTrimmer(log *slog.Logger, idle func()) *trimmer {
+// When idle reports that it let go of memory, the trim runs whatever the last
+// collection found: what it let go was live until then.
+func newTrimmer(log *slog.Logger, idle func() bool) *trimmer {
 	return &trimmer{delay: trimDelay, trim: func() {
-		idle()
+		if idle() {
+			trim(log)
+			return
+		}
 		trimIfWorth(log)
 	}}
 }
@@ -110,10 +115,14 @@ func worthTrimming(held, live uint64) bool {
 }
 
 func trimIfWorth(log *slog.Logger) {
-	held, live := heapHeld()
-	if !worthTrimming(held, live) {
-		return
+	if held, live := heapHeld(); worthTrimming(held, live) {
+		trim(log)
 	}
+}
+
+// trim collects and gives what is free back to the system.
+func trim(log *slog.Logger) {
+	held, live := heapHeld()
 	start := time.Now()
 	debug.FreeOSMemory()
 	after, _ := heapHeld()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/project"
 )
 
@@ -419,4 +420,27 @@ func (c *diskCache) close() {
 	}
 	c.writers.Wait()
 	c.writeIndex()
+}
+
+// dropTexts lets go of the script texts the cache holds (project.Cache.DropTexts).
+// The caller holds the Studio lock.
+func (c *diskCache) dropTexts() int {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	return c.mutate(c.cache.DropTexts)
+}
+
+// mutate runs fn, which writes into the cache's tree, with readers (read) kept out.
+func (c *diskCache) mutate(fn func() int) int {
+	c.treeMu.Lock()
+	defer c.treeMu.Unlock()
+	return fn()
+}
+
+// readText reads a disk script's text back from its file, checked against its hashes
+// (project.Cache.ReadText).
+func (c *diskCache) readText(x *dom.Instance) (string, error) {
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	return c.cache.ReadText(x)
 }

@@ -1,0 +1,147 @@
+package host_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/apply"
+	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/plan"
+	"github.com/atlas-rbx/atlas/project"
+)
+
+// heldTexts counts the scripts of a tree that hold their text, of those whose text
+// a file holds (project.TextDroppable) and of the others.
+func heldTexts(root *dom.Instance) (files, others int) {
+	root.Walk(func(x *dom.Instance) bool {
+		if _, ok := x.Properties["Source"]; ok && x.IsScript() {
+			if project.TextDroppable(x) {
+				files++
+			} else {
+				others++
+			}
+		}
+		return true
+	})
+	return files, others
+}
+
+// studioSource reads a script's Source in the emulator.
+func studioSource(t *testing.T, h *host.Host, path string) string {
+	t.Helper()
+	d := mustExec(t, h, "return "+path+".Source")
+	if len(d.Returns) != 1 {
+		t.Fatalf("exec returned %v", d.Returns)
+	}
+	return d.Returns[0]
+}
+
+// TestTextsLetGoAreReadBack: after a plan that read every text, the host holds the
+// hashes of the scripts a file or the commit holds, not their texts (texts.go). What
+// needs a text reads it back, checked against the planned hash, through the real
+// plugin in the emulator:
+//   - a push's journal takes Studio's old text from the commit, and undo puts it back;
+//   - a push over a text only Studio had (pulled to disk, then edited on disk) takes
+//     it from Studio, and undo puts it back;
+//   - a plan asked for sources has all three texts of a change.
+func TestTextsLetGoAreReadBack(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	planned := func(req host.PlanRequest) *host.PlanData {
+		t.Helper()
+		d, err := h.Plan(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	change := func(d *host.PlanData, path string) *plan.Change {
+		t.Helper()
+		for _, c := range d.Changes {
+			if c.Path == path {
+				return c
+			}
+		}
+		t.Fatalf("no change of %s in %+v", path, d.Changes)
+		return nil
+	}
+	undo := func() {
+		t.Helper()
+		if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
+			t.Fatalf("undo: %v", err)
+		}
+	}
+	planned(host.PlanRequest{}) // a whole snapshot and disk load
+	if files, _ := heldTexts(h.LastDiskTree()); files != 0 {
+		t.Fatalf("the disk tree holds %d texts its files hold after a whole plan", files)
+	}
+	if files, _ := heldTexts(h.CachedStudioTree()); files != 0 {
+		t.Fatalf("the Studio tree holds %d texts the files hold after a whole plan", files)
+	}
+
+	// 1. A push: Studio's old text is the commit's.
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'A2'\n")
+	d := planned(host.PlanRequest{Sources: true})
+	a := change(d, "ReplicatedStorage/Shared/A")
+	src := d.Sources[a.ID]
+	if src.Disk == nil || *src.Disk != "return 'A2'\n" || src.Studio == nil || *src.Studio != "return 'a'\n" || src.Base == nil || *src.Base != "return 'a'\n" {
+		t.Fatalf("sources of A = %s", showSources(src))
+	}
+	h.Idle()
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: planned(host.PlanRequest{}).ConfirmToken}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.A"); got != "return 'A2'\n" {
+		t.Fatalf("Studio's A after the push = %q", got)
+	}
+	undo()
+	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.A"); got != "return 'a'\n" {
+		t.Fatalf("Studio's A after undo = %q, want the commit's text back", got)
+	}
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a'\n")
+
+	// 2. A text only Studio had: pulled to disk, let go, then the disk edited and
+	// pushed over it with an override.
+	mustExec(t, h, `game.ReplicatedStorage.Shared.B.Source = "return 'studio b'\n"`)
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: planned(host.PlanRequest{}).ConfirmToken}); err != nil {
+		t.Fatalf("apply the pull: %v", err)
+	}
+	if d := planned(host.PlanRequest{}); len(d.Changes) != 0 {
+		t.Fatalf("changes after the pull: %+v", d.Changes)
+	}
+	h.Idle()
+	if files, _ := heldTexts(h.CachedStudioTree()); files != 0 {
+		t.Fatalf("the Studio tree holds %d texts the files hold once idle", files)
+	}
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'disk b'\n")
+	d = planned(host.PlanRequest{})
+	b := change(d, "ReplicatedStorage/Shared/B")
+	if b.Direction != "" || b.StudioHash == "" {
+		t.Fatalf("B = %+v, want a conflict", b)
+	}
+	h.Idle()
+	_, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: b.ID, Direction: plan.Push, StudioHash: &b.StudioHash}}})
+	if err != nil {
+		t.Fatalf("apply the push over Studio's text: %v", err)
+	}
+	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.B"); got != "return 'disk b'\n" {
+		t.Fatalf("Studio's B after the push = %q", got)
+	}
+	undo()
+	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.B"); got != "return 'studio b'\n" {
+		t.Fatalf("Studio's B after undo = %q, want the text only Studio had back", got)
+	}
+}
+
+func showSources(s host.ChangeSources) string {
+	show := func(p *string) string {
+		if p == nil {
+			return "nil"
+		}
+		return fmt.Sprintf("%q", *p)
+	}
+	return fmt.Sprintf("disk %s, studio %s, base %s", show(s.Disk), show(s.Studio), show(s.Base))
+}
