@@ -314,6 +314,16 @@ func IsScriptClass(className string) bool { return scriptClasses[className] }
 // IsScript reports whether i is a script.
 func (i *Instance) IsScript() bool { return scriptClasses[i.ClassName] }
 
+// DropProperty removes property name from x. A map left empty is replaced by a new
+// one: Go's maps keep the memory of the entries they once held, and an instance
+// whose only property was a script's text would hold it as long as it lives.
+func DropProperty(x *Instance, name string) {
+	delete(x.Properties, name)
+	if len(x.Properties) == 0 {
+		x.Properties = Properties{}
+	}
+}
+
 // Source returns the script's Source property and whether it is loaded.
 func (i *Instance) Source() (string, bool) {
 	s, ok := i.Properties["Source"].(String)

@@ -16,8 +16,9 @@ const maxNewFiles = 500
 // instance only Studio has, the file (or folder, ending in "/") it would create,
 // the first of the writes of project.PullAdd, which apply runs; for an instance a
 // project file declares, that project file. Changes a pull cannot write are left
-// out.
-func filesOf(c *computed, fsys fs.FS) map[string]string {
+// out. The scripts it lays out get their texts back first (t); the caller holds
+// the Studio lock.
+func filesOf(c *computed, fsys fs.FS, t *texts) map[string]string {
 	out := map[string]string{}
 	idx := c.disk.Index()
 	laidOut := 0
@@ -30,6 +31,9 @@ func filesOf(c *computed, fsys fs.FS) map[string]string {
 			laidOut++
 			parent := idx[ch.Studio.Parent.ID]
 			if parent == nil {
+				continue
+			}
+			if t.hydrate(true, ch.Studio) != nil {
 				continue
 			}
 			ops, err := project.PullAdd(c.disk, fsys, parent, ch.Studio)

@@ -44,12 +44,15 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string, then func
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
 		// (the warm-up plan this one waited for may have taken a whole snapshot)
-		big = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full || h.disk.builtBases() != bases
+		whole := snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full
+		big = whole || h.disk.builtBases() != bases
 		if err == nil && then != nil {
 			err = then(c)
 		}
-		if big {
-			// It read every text: let go of the ones that can be read again.
+		if whole {
+			// It read every text: let go of the ones that can be read again. The
+			// few a smaller plan read are kept for the apply that often follows
+			// it, until the host goes idle.
 			h.dropTexts(snaps)
 		}
 		return err
@@ -151,9 +154,14 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 	h.trim.begin()
 	defer h.trim.end()
 	var sources map[string]ChangeSources
+	var files map[string]string
 	c, err := h.compute(ctx, req.SessionID, req.Base, func(c *computed) error {
+		// Both read the trees' texts, which the lock keeps from being let go.
 		if req.Sources {
 			sources = h.sourcesOf(ctx, c)
+		}
+		if req.Files {
+			files = filesOf(c, os.DirFS(h.loc.Dir), h.texts(ctx, c))
 		}
 		return nil
 	})
@@ -180,7 +188,7 @@ func (h *Host) Plan(ctx context.Context, req PlanRequest) (*PlanData, error) {
 		d.Sources = sources
 	}
 	if req.Files {
-		d.Files = filesOf(c, os.DirFS(h.loc.Dir))
+		d.Files = files
 	}
 	return d, nil
 }

@@ -65,7 +65,7 @@ func (c *studioCache) dropTexts(readable map[string]bool) int {
 	if c.tree != nil {
 		c.tree.Walk(func(x *dom.Instance) bool {
 			if _, ok := x.Properties["Source"]; ok && readable[x.SourceHash] && x.IsScript() {
-				delete(x.Properties, "Source")
+				dom.DropProperty(x, "Source")
 				n++
 			}
 			return true

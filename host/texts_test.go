@@ -3,6 +3,8 @@ package host_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -133,6 +135,28 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 	undo()
 	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.B"); got != "return 'studio b'\n" {
 		t.Fatalf("Studio's B after undo = %q, want the text only Studio had back", got)
+	}
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'studio b'\n")
+
+	// 3. A new Studio script with a disk script's text: let go once idle, then laid
+	// out for a plan (files) and pulled with its text read back from that file.
+	mustExec(t, h, `local c = game.ReplicatedStorage.Shared.A:Clone() c.Name = "ACopy" c.Parent = game.ReplicatedStorage.Shared`)
+	planned(host.PlanRequest{})
+	h.Idle()
+	if files, _ := heldTexts(h.CachedStudioTree()); files != 0 {
+		t.Fatalf("the Studio tree holds %d texts a file holds once idle", files)
+	}
+	d = planned(host.PlanRequest{Files: true})
+	cp := change(d, "ReplicatedStorage/Shared/ACopy")
+	if got := d.Files[cp.ID]; got != "src/shared/ACopy.luau" {
+		t.Errorf("the file of the new Studio script = %q, want src/shared/ACopy.luau", got)
+	}
+	h.Idle()
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply the pull of ACopy: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(e.dir, "src", "shared", "ACopy.luau")); err != nil || string(got) != "return 'a'\n" {
+		t.Errorf("the pulled ACopy.luau = %q, %v; want A's text", got, err)
 	}
 }
 
