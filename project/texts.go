@@ -39,7 +39,7 @@ func DropTexts(root *dom.Instance) int {
 	n := 0
 	root.Walk(func(x *dom.Instance) bool {
 		if _, ok := x.Properties["Source"]; ok && TextDroppable(x) {
-			delete(x.Properties, "Source")
+			dom.DropProperty(x, "Source")
 			n++
 		}
 		return true
