@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/plan"
@@ -168,4 +170,47 @@ func showSources(s host.ChangeSources) string {
 		return fmt.Sprintf("%q", *p)
 	}
 	return fmt.Sprintf("disk %s, studio %s, base %s", show(s.Disk), show(s.Studio), show(s.Base))
+}
+
+// TestTextReadBackRefusesAFileChangedBehindItsStat: a file rewritten with the same
+// size and modification time (as a tool that restores times does) looks unchanged to
+// the disk cache, as it does to git. The apply that reads its text back finds
+// another text than the planned hash and refuses (disk_moved): nothing is written on
+// either side, where pushing the file's new text would have written what no plan
+// showed.
+func TestTextReadBackRefusesAFileChangedBehindItsStat(t *testing.T) {
+	t.Setenv("ATLAS_NO_WATCH", "1") // changes are found by stat alone
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	file := filepath.Join(e.Dir, "src", "server", "Main.server.luau")
+	old := time.Now().Add(-time.Hour)
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(file, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("print('v2')\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 1 || d.Changes[0].Direction != plan.Push {
+		t.Fatalf("changes = %+v, want Main pushed", d.Changes)
+	}
+	e.Host.Idle()
+	if files, _ := heldTexts(e.Host.LastDiskTree()); files != 0 {
+		t.Fatalf("the disk tree holds %d texts once idle", files)
+	}
+	write("print('v3')\n") // the same size and time
+	before := snapshotWorld(t, e)
+	_, err = e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	ce := mustCode(t, err, errcode.PreconditionFailed)
+	if ce.ReasonCode() != errcode.ReasonDiskMoved {
+		t.Errorf("reason %s, want %s", ce.ReasonCode(), errcode.ReasonDiskMoved)
+	}
+	assertUnchanged(t, e, before)
 }

@@ -69,7 +69,8 @@ type SnapshotParams struct {
 	// Reuse (asked with the same parameters) instead of every instance; the plugin
 	// sends a whole snapshot whenever it cannot vouch that a delta is complete.
 	Delta bool `json:"delta,omitempty"`
-	// KnownSources are the git blob ids of script sources the host holds: a script
+	// KnownSources are the git blob ids of script sources the host holds or can read
+	// back (from a file, checked against the id): a script
 	// whose Source has one of them may be sent with SourceHash instead of its text
 	// (the plugin does so when Studio's engine hashes).
 	KnownSources []string `json:"knownSources,omitempty"`
