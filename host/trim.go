@@ -107,11 +107,12 @@ func heapHeld() (held, live uint64) {
 }
 
 // worthTrimming reports whether the heap holds enough beyond its live part to
-// collect and give back: 8 MiB and a quarter of the live heap (a collection costs
-// about as much as the live heap is big, once per burst of work).
+// collect and give back: 8 MiB and an eighth of the live heap (a collection costs
+// about as much as the live heap is big, once per burst of work). Go's scavenger
+// alone keeps up to the next collection's goal, twice the live heap.
 func worthTrimming(held, live uint64) bool {
 	extra := held - min(held, live)
-	return extra >= 8<<20 && extra >= live/4
+	return extra >= 8<<20 && extra >= live/8
 }
 
 func trimIfWorth(log *slog.Logger) {

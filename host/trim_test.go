@@ -56,8 +56,9 @@ func TestWorthTrimming(t *testing.T) {
 		{28 * mb, 22 * mb, false},   // 6 MB: under 8 MB
 		{200 * mb, 190 * mb, false}, // 10 MB beyond a big live heap
 		{300 * mb, 150 * mb, true},
-		{180 * mb, 150 * mb, false},  // 30 MB: under a quarter of 150
-		{1000 * mb, 900 * mb, false}, // 100 MB, under a quarter of 900
+		{180 * mb, 150 * mb, true},   // 30 MB: over an eighth of 150
+		{165 * mb, 150 * mb, false},  // 15 MB: under an eighth of 150
+		{1000 * mb, 900 * mb, false}, // 100 MB, under an eighth of 900
 		{1200 * mb, 900 * mb, true},
 		{10 * mb, 20 * mb, false}, // live above held (read at different times)
 	} {
