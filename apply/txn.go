@@ -35,6 +35,10 @@ type State struct {
 	// FoldCase says the project's file system compares names ignoring case: two
 	// pulled files whose paths differ only in case are one file there.
 	FoldCase bool
+	// ReadTexts, when set, gives the scripts of the changes the apply carries out
+	// the texts their trees let go, checked against the plan's hashes; it runs
+	// once the plan is known to be the token's, before anything is built.
+	ReadTexts func(changes []*plan.Change) error
 }
 
 // Txn runs apply transactions for one project.
@@ -83,6 +87,15 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	actions, skipped, err := decide(st.Plan, req)
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadTexts != nil {
+		changes := make([]*plan.Change, len(actions))
+		for i, a := range actions {
+			changes[i] = a.change
+		}
+		if err := st.ReadTexts(changes); err != nil {
+			return nil, err
+		}
 	}
 	w, err := build(st, actions)
 	if err != nil {

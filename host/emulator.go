@@ -67,12 +67,16 @@ type PlaceFile struct {
 // PlaceFromTree turns an instance tree into a place file; enums used by its
 // properties are included so the emulator can build EnumItems.
 func PlaceFromTree(root *dom.Instance, name string) *PlaceFile {
-	return placeFromTree(root, name, nil)
+	pf, _ := placeFromTree(root, name, nil)
+	return pf
 }
 
 // placeFromTree is PlaceFromTree taking each script's Source from source, where
-// given, when the tree has only the script's hash.
-func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (dom.Value, error)) *PlaceFile {
+// given, when the tree has only the script's hash. A Source source cannot read
+// fails it: the place would hold an empty script, which a plan would take for an
+// edit made in Studio.
+func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (dom.Value, error)) (*PlaceFile, error) {
+	var failed error
 	pf := &PlaceFile{PlaceName: name, Enums: map[string]map[string]uint32{}}
 	var conv func(i *dom.Instance) *PlaceNode
 	conv = func(i *dom.Instance) *PlaceNode {
@@ -90,6 +94,8 @@ func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (
 		if _, ok := i.Properties["Source"]; !ok && source != nil && i.IsScript() && i.RawHash != "" {
 			if v, err := source(i); err == nil {
 				n.Properties["Source"] = v
+			} else if failed == nil {
+				failed = fmt.Errorf("read the Source of %s: %w", i.Path(), err)
 			}
 		}
 		for _, c := range i.Children {
@@ -100,7 +106,7 @@ func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (
 	pf.Root = conv(root)
 	pf.Root.Name = "Game"
 	pf.Root.ClassName = "DataModel"
-	return pf
+	return pf, failed
 }
 
 // InitialPlace is the place the emulator starts with: the project built at the base
@@ -121,13 +127,13 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 		}
 		b, err := h.loadBase("")
 		if err != nil || b == nil {
-			pf = placeFromTree(disk.Root, disk.Name, fromFile)
-			return nil
+			pf, err = placeFromTree(disk.Root, disk.Name, fromFile)
+			return err
 		}
 		// A base script has only its file's blob id: its text is the disk's when
 		// the disk script has that hash, else the commit's file.
 		diskIndex := disk.Index()
-		pf = placeFromTree(b.proj.Root, disk.Name, func(x *dom.Instance) (dom.Value, error) {
+		pf, err = placeFromTree(b.proj.Root, disk.Name, func(x *dom.Instance) (dom.Value, error) {
 			if d := diskIndex[x.ID]; d != nil && d.SourceHash == x.RawHash {
 				if v, ok := d.Properties["Source"]; ok {
 					return v, nil
@@ -139,7 +145,7 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 			src, err := b.proj.ReadSource(b.fsys, x)
 			return dom.String(src), err
 		})
-		return nil
+		return err
 	})
 	return pf, err
 }

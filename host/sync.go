@@ -200,7 +200,7 @@ func (h *Host) sourcesOf(ctx context.Context, c *computed) map[string]ChangeSour
 	t := h.texts(ctx, c)
 	for _, ch := range c.plan.Changes {
 		var cs ChangeSources
-		any := false
+		any, unreadable := false, false
 		for _, side := range []struct {
 			i   *dom.Instance
 			dst **string
@@ -208,16 +208,20 @@ func (h *Host) sourcesOf(ctx context.Context, c *computed) map[string]ChangeSour
 			if side.i == nil {
 				continue
 			}
-			// A text that cannot be read back as planned (its file changed
-			// since) is left out, as the next plan will show the change.
-			_ = t.hydrate(false, side.i)
+			if err := t.hydrate(false, side.i); err != nil {
+				// Its file changed since the plan: a diff against "" would show
+				// the whole text removed. The change is left out, and the next
+				// plan shows it.
+				unreadable = true
+				break
+			}
 			if src, ok := side.i.Source(); ok {
 				s := src
 				*side.dst = &s
 				any = true
 			}
 		}
-		if any {
+		if any && !unreadable {
 			out[ch.ID] = cs
 		}
 	}
@@ -299,15 +303,18 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				}
 				recomputed = c.plan
 				// The journal holds the texts the apply overwrites, and a push
-				// or pull writes the other side's: read back the ones let go.
+				// or pull writes the other side's: the ones let go are read
+				// back, for the changes the apply carries out.
 				t := h.texts(ctx, c)
-				for _, ch := range c.plan.Changes {
-					if err := t.change(ch, ch.Disk, ch.Studio); err != nil {
-						return nil, err
-					}
-				}
 				return &apply.State{Plan: c.plan, Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio,
-					FoldCase: h.fold.get(h.loc.Dir)}, nil
+					FoldCase: h.fold.get(h.loc.Dir), ReadTexts: func(changes []*plan.Change) error {
+						for _, ch := range changes {
+							if err := t.change(ch, ch.Disk, ch.Studio); err != nil {
+								return err
+							}
+						}
+						return nil
+					}}, nil
 			},
 		}
 		var err error

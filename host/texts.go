@@ -105,9 +105,12 @@ func (h *Host) texts(ctx context.Context, c *computed) *texts {
 }
 
 // change gives the scripts a change writes or overwrites their Source (hydrate):
-// the instances of an edit, the subtrees of an addition or a removal.
+// the instances of an edit, the subtrees of an addition, a removal, or an edit that
+// changes the class (which Studio makes by removing the instance and adding the
+// disk's subtree).
 func (t *texts) change(ch *plan.Change, sides ...*dom.Instance) error {
-	return t.hydrate(ch.PatchType != plan.Edit, sides...)
+	deep := ch.PatchType != plan.Edit || ch.Disk != nil && ch.Studio != nil && ch.Disk.ClassName != ch.Studio.ClassName
+	return t.hydrate(deep, sides...)
 }
 
 // hydrate gives every script of roots (of their subtrees, with deep) its Source,

@@ -178,14 +178,17 @@ func showSources(s host.ChangeSources) string {
 // another text than the planned hash and refuses (disk_moved): nothing is written on
 // either side, where pushing the file's new text would have written what no plan
 // showed.
+//
+// A change the apply skips is not read: the same rewrite of a skipped file leaves
+// the rest of the apply alone.
 func TestTextReadBackRefusesAFileChangedBehindItsStat(t *testing.T) {
 	t.Setenv("ATLAS_NO_WATCH", "1") // changes are found by stat alone
 	ctx := context.Background()
 	e := hosttest.Start(t, nil, nil)
-	file := filepath.Join(e.Dir, "src", "server", "Main.server.luau")
 	old := time.Now().Add(-time.Hour)
-	write := func(text string) {
+	write := func(rel, text string) {
 		t.Helper()
+		file := filepath.Join(e.Dir, filepath.FromSlash(rel))
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -193,24 +196,83 @@ func TestTextReadBackRefusesAFileChangedBehindItsStat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("print('v2')\n")
-	d, err := e.Host.Plan(ctx, host.PlanRequest{})
-	if err != nil {
-		t.Fatal(err)
+	const main, util = "src/server/Main.server.luau", "src/shared/Util.luau"
+	write(main, "print('v2')\n")
+	write(util, "return {2}\n")
+	plan2 := func() *host.PlanData {
+		t.Helper()
+		d, err := e.Host.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Changes) != 2 || d.Changes[0].Direction != plan.Push || d.Changes[1].Direction != plan.Push {
+			t.Fatalf("changes = %+v, want Main and Util pushed", d.Changes)
+		}
+		e.Host.Idle()
+		if files, _ := heldTexts(e.Host.LastDiskTree()); files != 0 {
+			t.Fatalf("the disk tree holds %d texts once idle", files)
+		}
+		return d
 	}
-	if len(d.Changes) != 1 || d.Changes[0].Direction != plan.Push {
-		t.Fatalf("changes = %+v, want Main pushed", d.Changes)
-	}
-	e.Host.Idle()
-	if files, _ := heldTexts(e.Host.LastDiskTree()); files != 0 {
-		t.Fatalf("the disk tree holds %d texts once idle", files)
-	}
-	write("print('v3')\n") // the same size and time
+	d := plan2()
+	write(main, "print('v3')\n") // the same size and time
 	before := snapshotWorld(t, e)
-	_, err = e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	_, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
 	ce := mustCode(t, err, errcode.PreconditionFailed)
 	if ce.ReasonCode() != errcode.ReasonDiskMoved {
 		t.Errorf("reason %s, want %s", ce.ReasonCode(), errcode.ReasonDiskMoved)
 	}
 	assertUnchanged(t, e, before)
+
+	// Skipped, the changed file is not read; Util is pushed.
+	write(main, "print('v4')\n")
+	d = plan2()
+	write(main, "print('v5')\n")
+	var mainID string
+	for _, c := range d.Changes {
+		if c.FsPath == main {
+			mainID = c.ID
+		}
+	}
+	res, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: mainID, Direction: plan.Skip}}})
+	if err != nil {
+		t.Fatalf("apply with the moved file skipped: %v", err)
+	}
+	if len(res.Applied) != 1 || res.Applied[0].FsPath != util {
+		t.Errorf("applied %+v, want Util alone", res.Applied)
+	}
+}
+
+// TestClassChangePushReadsTheSubtreesTexts: an init script deleted on disk makes its
+// folder a Folder; the push replaces Studio's ModuleScript with the disk's subtree,
+// whose scripts' texts the host let go: they are read back, and Studio's scripts
+// below keep their texts.
+func TestClassChangePushReadsTheSubtreesTexts(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.dir, "src", "shared", "Lib", "init.luau")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Idle()
+	if files, _ := heldTexts(h.LastDiskTree()); files != 0 {
+		t.Fatalf("the disk tree holds %d texts once idle", files)
+	}
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if got := mustExec(t, h, "return game.ReplicatedStorage.Shared.Lib.ClassName").Returns; len(got) != 1 || got[0] != "Folder" {
+		t.Fatalf("Lib's class in Studio = %v, want Folder", got)
+	}
+	for path, want := range map[string]string{"Lib.X": "return 'x'\n", "Lib.Deep.Y": "return 'y'\n"} {
+		if got := studioSource(t, h, "game.ReplicatedStorage.Shared."+path); got != want {
+			t.Errorf("Studio's %s = %q, want %q", path, got, want)
+		}
+	}
 }

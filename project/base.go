@@ -219,7 +219,10 @@ func (c *Cache) withScripts(edited map[string]string) *Project {
 			return copied
 		}
 		if copied == nil {
+			// Its own map: a script can be above others (a project node with
+			// children), and texts are let go and read back per tree.
 			cp := *orig
+			cp.Properties = maps.Clone(orig.Properties)
 			copied = &cp
 		}
 		copied.Children = kids

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -246,6 +247,10 @@ func TestCacheBase(t *testing.T) {
 					t.Errorf("%s: %s is the disk's own %v, on an edited script's path %v", tc.what, x.Path(), own, onPath[x.ID])
 				} else if own {
 					shared++
+				} else if d := diskIndex[x.ID]; d != nil && reflect.ValueOf(d.Properties).UnsafePointer() == reflect.ValueOf(x.Properties).UnsafePointer() {
+					// A copy writes its own map (texts are let go and read back
+					// per tree).
+					t.Errorf("%s: the copy of %s shares the disk instance's properties", tc.what, x.Path())
 				}
 				return true
 			})
