@@ -72,10 +72,21 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 		t.Fatalf("no change of %s in %+v", path, d.Changes)
 		return nil
 	}
-	undo := func() {
+	// pushedAndUndone applies req, whose push writes pushed into Studio's script
+	// at path, then undoes it, which must put before back.
+	pushedAndUndone := func(what, path, pushed, before string, req host.ApplyRequest) {
 		t.Helper()
+		if _, err := h.Apply(ctx, req); err != nil {
+			t.Fatalf("%s: apply: %v", what, err)
+		}
+		if got := studioSource(t, h, path); got != pushed {
+			t.Fatalf("%s: Studio's %s after the push = %q, want %q", what, path, got, pushed)
+		}
 		if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
-			t.Fatalf("undo: %v", err)
+			t.Fatalf("%s: undo: %v", what, err)
+		}
+		if got := studioSource(t, h, path); got != before {
+			t.Fatalf("%s: Studio's %s after undo = %q, want %q back", what, path, got, before)
 		}
 	}
 	planned(host.PlanRequest{}) // a whole snapshot and disk load
@@ -95,16 +106,8 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 		t.Fatalf("sources of A = %s", showSources(src))
 	}
 	h.Idle()
-	if _, err := h.Apply(ctx, host.ApplyRequest{Token: planned(host.PlanRequest{}).ConfirmToken}); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.A"); got != "return 'A2'\n" {
-		t.Fatalf("Studio's A after the push = %q", got)
-	}
-	undo()
-	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.A"); got != "return 'a'\n" {
-		t.Fatalf("Studio's A after undo = %q, want the commit's text back", got)
-	}
+	pushedAndUndone("the commit's text", "game.ReplicatedStorage.Shared.A", "return 'A2'\n", "return 'a'\n",
+		host.ApplyRequest{Token: planned(host.PlanRequest{}).ConfirmToken})
 	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a'\n")
 
 	// 2. A text only Studio had: pulled to disk, let go, then the disk edited and
@@ -127,17 +130,8 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 		t.Fatalf("B = %+v, want a conflict", b)
 	}
 	h.Idle()
-	_, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: b.ID, Direction: plan.Push, StudioHash: &b.StudioHash}}})
-	if err != nil {
-		t.Fatalf("apply the push over Studio's text: %v", err)
-	}
-	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.B"); got != "return 'disk b'\n" {
-		t.Fatalf("Studio's B after the push = %q", got)
-	}
-	undo()
-	if got := studioSource(t, h, "game.ReplicatedStorage.Shared.B"); got != "return 'studio b'\n" {
-		t.Fatalf("Studio's B after undo = %q, want the text only Studio had back", got)
-	}
+	pushedAndUndone("the text only Studio had", "game.ReplicatedStorage.Shared.B", "return 'disk b'\n", "return 'studio b'\n",
+		host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: b.ID, Direction: plan.Push, StudioHash: &b.StudioHash}}})
 	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'studio b'\n")
 
 	// 3. A new Studio script with a disk script's text: let go once idle, then laid
