@@ -12,11 +12,11 @@ import (
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
-// Script texts are most of what the host would hold: at 10,000 scripts, 40 MB for
-// the disk's and as much again for Studio's, which are mostly the same. A plan
-// compares scripts by their hashes, so after a plan that read many texts (a whole
-// disk load or snapshot) and when the host goes idle, the trees let go of every text
-// that can be read again from where it lives:
+// Script texts are the biggest part of what the host would hold: at 10,000 scripts,
+// 40 MB, which the disk and Studio trees share where they are equal (almost a third
+// of the live heap). A plan compares scripts by their hashes, so after a plan that
+// read every text (a whole disk load or snapshot) and when the host goes idle, the
+// trees let go of every text that can be read again from where it lives:
 //
 //   - a disk script's, from its file (project.Cache.DropTexts);
 //   - a base script's, from the commit;
