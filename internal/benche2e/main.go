@@ -252,8 +252,10 @@ func (b *bench) measure(scripts int) (*table, error) {
 		return nil, err
 	}
 	// The host gives back what a burst of work freed once it has been idle for 2 s; the
-	// collection that does it takes a moment more, so the RSS is read until it settles.
-	time.Sleep(2 * time.Second)
+	// collection that does it takes a moment more (a second at 50k), so the RSS is read
+	// after 4 s, until it settles. (Read from 2 s, two readings could both come before
+	// the collection and settle on the RSS of before it.)
+	time.Sleep(4 * time.Second)
 	idle, err := b.settledRSS()
 	if err != nil {
 		return nil, err
