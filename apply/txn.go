@@ -492,7 +492,6 @@ func marshalOrNull(v dom.Value) string {
 	return string(dom.MustMarshal(v))
 }
 
-// work is everything a transaction will write.
 // withChanges names the change of each op the plugin's failures point at (by
 // index: details.failures[].op, or details.op): its id and its path (pathOf the
 // id), which a caller can act on, where the plugin knows only its own handles.
@@ -525,6 +524,7 @@ func withChanges(err error, ops []protocol.Op, pathOf func(id string) string) er
 	return ce
 }
 
+// work is everything a transaction will write.
 type work struct {
 	ops   []protocol.Op
 	files []project.FileOp

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"io/fs"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
@@ -33,23 +34,21 @@ import (
 // and returns how many. The caller holds the Studio lock.
 func (h *Host) dropTexts(snaps *snapshots) int {
 	files := h.disk.dropTexts()
-	readable := map[string]bool{}
-	if p := h.disk.cache.Project(); p != nil {
-		p.Root.Walk(func(x *dom.Instance) bool {
+	readable := map[string]bool{} // the hashes of texts a file or the commit holds
+	addReadable := func(root *dom.Instance) {
+		root.Walk(func(x *dom.Instance) bool {
 			if project.TextDroppable(x) && x.SourceHash != "" {
 				readable[x.SourceHash] = true
 			}
 			return true
 		})
 	}
+	if p := h.disk.cache.Project(); p != nil {
+		addReadable(p.Root)
+	}
 	if b := h.bases.last(); b != nil {
 		files += h.disk.mutate(func() int { return project.DropTexts(b.proj.Root) })
-		b.proj.Root.Walk(func(x *dom.Instance) bool {
-			if project.TextDroppable(x) && x.SourceHash != "" {
-				readable[x.SourceHash] = true
-			}
-			return true
-		})
+		addReadable(b.proj.Root)
 	}
 	studio := snaps.c.dropTexts(readable)
 	if files+studio > 0 {
@@ -180,7 +179,7 @@ func (t *texts) read(x *dom.Instance) error {
 		t.set(x, res.Source)
 		return nil
 	}
-	if onDisk && errors.Is(err, project.ErrTextMoved) {
+	if onDisk && (errors.Is(err, project.ErrTextMoved) || errors.Is(err, fs.ErrNotExist)) {
 		return errcode.New(errcode.PreconditionFailed, "%s changed on disk after the plan was recomputed", x.FsPath).
 			Reason(errcode.ReasonDiskMoved, errcode.NextReplan).
 			With("failures", []map[string]any{{"path": x.FsPath, "field": "diskHash", "expected": x.SourceHash}})

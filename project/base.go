@@ -19,8 +19,9 @@ import (
 //   - when every file the disk tree was loaded from has the same blob id in the
 //     commit (a commit of the current disk state), the disk tree is the base;
 //   - when only script files differ (the scripts edited since the commit, the
-//     usual case), the base is a copy of the disk tree with those scripts' blob
-//     ids: the text of a script file changes nothing else in the tree;
+//     usual case), the base is the disk tree with those scripts' blob ids, sharing
+//     every subtree without them (withScripts): the text of a script file changes
+//     nothing else in the tree;
 //   - a file whose blob id equals its disk record's is not read from git: the
 //     record's parsed form is used;
 //   - the last base tree is kept in a file of the state dir, by commit, so a
@@ -42,8 +43,9 @@ const (
 	BaseFromDisk   BaseSource = "disk"   // the disk tree itself: the commit holds the same files
 	BaseFromFile   BaseSource = "file"   // the state dir's file of the commit
 	BaseFromCommit BaseSource = "commit" // loaded from the commit, with the disk's records
-	// BaseFromDiskScripts is a copy of the disk tree with the commit's version of the
-	// script files edited since: the commit differs from the disk in their text only.
+	// BaseFromDiskScripts is the disk tree with the commit's version of the script
+	// files edited since (sharing the rest): the commit differs from the disk in their
+	// text only.
 	BaseFromDiskScripts BaseSource = "disk-scripts"
 )
 

@@ -2,6 +2,7 @@ package project_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,5 +69,12 @@ func TestDropTextsReadBack(t *testing.T) {
 	}
 	if got, err := c.ReadText(a); !errors.Is(err, project.ErrTextMoved) {
 		t.Errorf("ReadText of a changed file = %q, %v; want ErrTextMoved", got, err)
+	}
+	// Gone, it says so (the host refuses both as disk_moved).
+	if err := os.Remove(filepath.Join(dir, "src", "a.luau")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.ReadText(a); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadText of a removed file = %q, %v; want fs.ErrNotExist", got, err)
 	}
 }
