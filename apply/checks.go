@@ -182,7 +182,7 @@ func holds(found []*dom.Instance, s instanceState) bool {
 	}
 	for k, raw := range s.Properties {
 		want, err := dom.Unmarshal(raw)
-		if err != nil || !dom.Equal(want, x.Properties[k]) {
+		if err != nil || !dom.Equal(want, x.Properties.Get(k)) {
 			return false
 		}
 	}

@@ -84,7 +84,7 @@ func TestBuildHashesWhatItWrites(t *testing.T) {
 	old := func(name, class string, handle string) *dom.Instance {
 		x := dom.New(name, class)
 		x.ID, x.Handle = find(name).ID, handle
-		x.Properties["Source"] = dom.String("old\n")
+		x.Properties.Set("Source", dom.String("old\n"))
 		x.SourceHash = gitblob.Hash([]byte("old\n"))
 		rs.AddChild(x)
 		return x

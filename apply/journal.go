@@ -178,7 +178,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 			continue
 		}
 		pre := studioPreImage{ChangeID: op.ChangeID, Handle: op.Handle, Path: c.Path, ClassName: c.Studio.ClassName, Properties: dom.Properties{}}
-		for k, v := range c.Studio.Properties {
+		for k, v := range c.Studio.Properties.All() {
 			if k != "Source" {
 				pre.Properties[k] = v
 			}

@@ -349,7 +349,7 @@ func newStudioFixture(t *testing.T, id string) *studioFixture {
 	sss.Handle = "h1"
 	main := dom.New("Main", "Script")
 	main.Handle = "h2"
-	main.Properties["Source"] = dom.String("old\n")
+	main.Properties.Set("Source", dom.String("old\n"))
 	main.SourceHash = hash("old\n")
 	root.AddChild(sss)
 	sss.AddChild(main)
@@ -372,7 +372,7 @@ func newStudioFixture(t *testing.T, id string) *studioFixture {
 // applyInStudio makes the fixture's place what the patch leaves (both ops, or only
 // the edit).
 func (f *studioFixture) applyInStudio(both bool) {
-	f.main.Properties["Source"] = dom.String("new\n")
+	f.main.Properties.Set("Source", dom.String("new\n"))
 	f.main.SourceHash = hash("new\n")
 	if both {
 		added := dom.New("Added", "Folder")

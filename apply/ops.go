@@ -51,7 +51,7 @@ func newInstance(i *dom.Instance) (*protocol.NewInstance, error) {
 		return nil, err
 	}
 	writable := make(dom.Properties, len(i.Properties))
-	for k, v := range i.Properties {
+	for k, v := range i.Properties.All() {
 		if dom.StudioSyncable(i.ClassName, k) { // the plugin could not write the others
 			writable[k] = v
 		}

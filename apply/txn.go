@@ -471,7 +471,7 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 		raw := o.ExpectedProperties[name]
 		var actual dom.Value
 		if c.Studio != nil {
-			actual = c.Studio.Properties[name]
+			actual = c.Studio.Properties.Get(name)
 		}
 		class := c.ClassName
 		want, err := dom.ResolveValue(class, name, raw)
@@ -654,7 +654,7 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 				}
 			default:
 				props = append(props, f)
-				if v, ok := c.Disk.Properties[f]; ok {
+				if v, ok := c.Disk.Properties.Lookup(f); ok {
 					set[f] = v
 				}
 			}
@@ -679,7 +679,7 @@ func expectOf(s *dom.Instance, props []string) (*protocol.Expect, error) {
 		e.SourceSha1 = s.SourceHash
 	}
 	for _, p := range props {
-		if v, ok := s.Properties[p]; ok {
+		if v, ok := s.Properties.Lookup(p); ok {
 			b, err := dom.Marshal(v)
 			if err != nil {
 				return nil, errcode.Wrap(errcode.Internal, err, "encode "+s.Path()+"."+p)

@@ -228,7 +228,7 @@ func (e *Encoder) Instance(i *Instance) error {
 	e.Uvarint(uint64(len(i.Properties)))
 	for _, name := range i.PropertyNames() {
 		e.String(name)
-		if err := e.Value(i.Properties[name]); err != nil {
+		if err := e.Value(i.Properties.Get(name)); err != nil {
 			return fmt.Errorf("%s.%s: %w", i.Name, name, err)
 		}
 	}
@@ -516,7 +516,7 @@ func (d *Decoder) Instance() *Instance {
 	i.Properties = make(Properties, n)
 	for range n {
 		name := d.String()
-		i.Properties[name] = d.Value()
+		i.Properties.Set(name, d.Value())
 	}
 	if n := d.Count(1); n > 0 {
 		i.Children = make([]*Instance, 0, n)

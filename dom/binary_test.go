@@ -61,7 +61,7 @@ func TestBinaryInstance(t *testing.T) {
 	root.AddChild(rs)
 	for _, v := range binarySamples() {
 		x := New(v.Type(), "Configuration")
-		x.Properties["P"] = v
+		x.Properties.Set("P", v)
 		x.SourceHash, x.RawHash, x.Handle = "s", "r", "h"
 		x.SetMetaPath("a.meta.json")
 		x.SetRefID("id")

@@ -276,7 +276,7 @@ func (i *Instance) Count() int {
 // PropertyNames returns the property names, sorted.
 func (i *Instance) PropertyNames() []string {
 	names := make([]string, 0, len(i.Properties))
-	for k := range i.Properties {
+	for k := range i.Properties.All() {
 		names = append(names, k)
 	}
 	sort.Strings(names)
@@ -288,8 +288,8 @@ func (i *Instance) Clone() *Instance {
 	c := *i
 	c.Parent = nil
 	c.Properties = make(Properties, len(i.Properties))
-	for k, v := range i.Properties {
-		c.Properties[k] = v
+	for k, v := range i.Properties.All() {
+		c.Properties.Set(k, v)
 	}
 	if i.node != nil {
 		n := *i.node
@@ -318,7 +318,7 @@ func (i *Instance) IsScript() bool { return scriptClasses[i.ClassName] }
 // one: Go's maps keep the memory of the entries they once held, and an instance
 // whose only property was a script's text would hold it as long as it lives.
 func DropProperty(x *Instance, name string) {
-	delete(x.Properties, name)
+	x.Properties.Delete(name)
 	if len(x.Properties) == 0 {
 		x.Properties = Properties{}
 	}
@@ -326,6 +326,6 @@ func DropProperty(x *Instance, name string) {
 
 // Source returns the script's Source property and whether it is loaded.
 func (i *Instance) Source() (string, bool) {
-	s, ok := i.Properties["Source"].(String)
+	s, ok := i.Properties.Get("Source").(String)
 	return string(s), ok
 }

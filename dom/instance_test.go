@@ -244,7 +244,7 @@ func TestClone(t *testing.T) {
 	root := buildTree("game")
 	root.AssignIDs()
 	part := root.Find("Workspace", "Part")
-	part.Properties["Size"] = Vector3{4, 1, 2}
+	part.Properties.Set("Size", Vector3{4, 1, 2})
 	part.SetProjectNode("", []string{"tree", "Workspace", "Part"})
 	part.FsPath = "src/Part.model.json"
 
@@ -265,7 +265,7 @@ func TestClone(t *testing.T) {
 		t.Errorf("Clone() content mismatch (-original +clone):\n%s", diff)
 	}
 	cp := c.FindChild("Part")
-	if !Equal(cp.Properties["Size"], Vector3{4, 1, 2}) || cp.FsPath != part.FsPath || !slices.Equal(cp.ProjectKeys(), part.ProjectKeys()) {
+	if !Equal(cp.Properties.Get("Size"), Vector3{4, 1, 2}) || cp.FsPath != part.FsPath || !slices.Equal(cp.ProjectKeys(), part.ProjectKeys()) {
 		t.Errorf("cloned Part = %+v, want the fields of %+v", cp, part)
 	}
 	c.Walk(func(i *Instance) bool {
@@ -279,8 +279,8 @@ func TestClone(t *testing.T) {
 
 	// Changing the clone leaves the original alone.
 	cp.Name = "Renamed"
-	cp.Properties["Size"] = Vector3{1, 1, 1}
-	cp.Properties["Anchored"] = Bool(true)
+	cp.Properties.Set("Size", Vector3{1, 1, 1})
+	cp.Properties.Set("Anchored", Bool(true))
 	cp.ProjectKeys()[0] = "changed"
 	c.AddChild(New("Extra", "Folder"))
 	c.Children[2].Children = nil
@@ -288,10 +288,10 @@ func TestClone(t *testing.T) {
 	if part.Name != "Part" {
 		t.Errorf("original Name = %q after renaming the clone", part.Name)
 	}
-	if got := part.Properties["Size"]; !Equal(got, Vector3{4, 1, 2}) {
+	if got := part.Properties.Get("Size"); !Equal(got, Vector3{4, 1, 2}) {
 		t.Errorf("original Size = %v after changing the clone", got)
 	}
-	if _, ok := part.Properties["Anchored"]; ok {
+	if _, ok := part.Properties.Lookup("Anchored"); ok {
 		t.Errorf("original got the clone's Anchored property")
 	}
 	if part.ProjectKeys()[0] != "tree" {
@@ -310,9 +310,9 @@ func TestClone(t *testing.T) {
 
 func TestPropertyNames(t *testing.T) {
 	i := New("Part", "Part")
-	i.Properties["Size"] = Vector3{1, 1, 1}
-	i.Properties["Anchored"] = Bool(true)
-	i.Properties["Color"] = Color3{1, 0, 0}
+	i.Properties.Set("Size", Vector3{1, 1, 1})
+	i.Properties.Set("Anchored", Bool(true))
+	i.Properties.Set("Color", Color3{1, 0, 0})
 	if diff := cmp.Diff([]string{"Anchored", "Color", "Size"}, i.PropertyNames()); diff != "" {
 		t.Errorf("PropertyNames() mismatch (-want +got):\n%s", diff)
 	}
@@ -342,11 +342,11 @@ func TestScripts(t *testing.T) {
 	if src, ok := s.Source(); ok || src != "" {
 		t.Errorf("Source() of a script without Source = %q, %v, want \"\", false", src, ok)
 	}
-	s.Properties["Source"] = String("print(1)")
+	s.Properties.Set("Source", String("print(1)"))
 	if src, ok := s.Source(); !ok || src != "print(1)" {
 		t.Errorf("Source() = %q, %v, want \"print(1)\", true", src, ok)
 	}
-	s.Properties["Source"] = ContentId("print(1)")
+	s.Properties.Set("Source", ContentId("print(1)"))
 	if src, ok := s.Source(); ok {
 		t.Errorf("Source() of a non-String Source = %q, %v, want not ok", src, ok)
 	}

@@ -215,7 +215,7 @@ func treeLines(root *dom.Instance) []string {
 	var out []string
 	root.Walk(func(x *dom.Instance) bool {
 		names := make([]string, 0, len(x.Properties))
-		for k := range x.Properties {
+		for k := range x.Properties.All() {
 			names = append(names, k)
 		}
 		sort.Strings(names)
@@ -225,7 +225,7 @@ func treeLines(root *dom.Instance) []string {
 			if k == "Source" && project.TextDroppable(x) {
 				continue // held or let go (texts.go): the hash below is the text
 			}
-			v, _ := dom.Marshal(x.Properties[k])
+			v, _ := dom.Marshal(x.Properties.Get(k))
 			fmt.Fprintf(&b, " %s=%s", k, v)
 		}
 		fmt.Fprintf(&b, " hash=%s children=%d", x.SourceHash, len(x.Children))

@@ -81,7 +81,7 @@ func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (
 	var conv func(i *dom.Instance) *PlaceNode
 	conv = func(i *dom.Instance) *PlaceNode {
 		n := &PlaceNode{Name: i.Name, ClassName: i.ClassName, Properties: make(dom.Properties, len(i.Properties)+1), Children: make([]*PlaceNode, 0, len(i.Children))}
-		for k, v := range i.Properties {
+		for k, v := range i.Properties.All() {
 			n.Properties[k] = v
 			if v.Type() == "Enum" {
 				if _, enum, ok := dom.PropertyType(i.ClassName, k); ok && enum != "" {
@@ -91,7 +91,7 @@ func placeFromTree(root *dom.Instance, name string, source func(*dom.Instance) (
 				}
 			}
 		}
-		if _, ok := i.Properties["Source"]; !ok && source != nil && i.IsScript() && i.RawHash != "" {
+		if _, ok := i.Properties.Lookup("Source"); !ok && source != nil && i.IsScript() && i.RawHash != "" {
 			if v, err := source(i); err == nil {
 				n.Properties["Source"] = v
 			} else if failed == nil {
@@ -135,7 +135,7 @@ func (h *Host) InitialPlace() (*PlaceFile, error) {
 		diskIndex := disk.Index()
 		pf, err = placeFromTree(b.proj.Root, disk.Name, func(x *dom.Instance) (dom.Value, error) {
 			if d := diskIndex[x.ID]; d != nil && d.SourceHash == x.RawHash {
-				if v, ok := d.Properties["Source"]; ok {
+				if v, ok := d.Properties.Lookup("Source"); ok {
 					return v, nil
 				}
 				if v, err := fromFile(d); err == nil {

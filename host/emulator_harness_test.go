@@ -105,7 +105,7 @@ func snapTree(t testing.TB, insts []snapInstance) *dom.Instance {
 			if err != nil {
 				t.Fatalf("%s.%s: bad value %s: %v", w.Name, name, raw, err)
 			}
-			i.Properties[name] = v
+			i.Properties.Set(name, v)
 		}
 		if w.Parent == nil {
 			if root != nil {
@@ -137,7 +137,7 @@ func canonical(t testing.TB, insts []snapInstance) []string {
 	walk = func(i *dom.Instance, path string) {
 		line := path + " " + i.ClassName
 		for _, name := range i.PropertyNames() {
-			b, err := dom.Marshal(i.Properties[name])
+			b, err := dom.Marshal(i.Properties.Get(name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func headProject(t testing.TB, e *emuEnv) *project.Project {
 func propsOf(root *dom.Instance) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	root.Walk(func(i *dom.Instance) bool {
-		for name, v := range i.Properties {
+		for name, v := range i.Properties.All() {
 			if name == "Source" {
 				continue
 			}
@@ -214,13 +214,13 @@ func assertMatches(t testing.TB, want, studio *dom.Instance) int {
 			t.Errorf("%s: class %s in Studio, %s in the project", path, s.ClassName, w.ClassName)
 		}
 		for _, name := range w.PropertyNames() {
-			sv, ok := s.Properties[name]
+			sv, ok := s.Properties.Lookup(name)
 			if !ok {
-				t.Errorf("%s.%s: missing in Studio (project has %s)", path, name, mustJSON(t, w.Properties[name]))
+				t.Errorf("%s.%s: missing in Studio (project has %s)", path, name, mustJSON(t, w.Properties.Get(name)))
 				continue
 			}
-			if !dom.Equal(w.Properties[name], sv) {
-				t.Errorf("%s.%s: Studio has %s, the project %s", path, name, mustJSON(t, sv), mustJSON(t, w.Properties[name]))
+			if !dom.Equal(w.Properties.Get(name), sv) {
+				t.Errorf("%s.%s: Studio has %s, the project %s", path, name, mustJSON(t, sv), mustJSON(t, w.Properties.Get(name)))
 			}
 		}
 		byName := map[string][]*dom.Instance{}

@@ -132,10 +132,10 @@ func TestEmulatorInSyncWithHead(t *testing.T) {
 		t.Errorf("matched %d instances, the project has %d", n, want)
 	}
 	// The comparison looks at what matters: a few values spelled out.
-	if v := studio.Find("Workspace", "Spawn").Properties["Material"]; !dom.Equal(v, dom.Enum(288)) {
+	if v := studio.Find("Workspace", "Spawn").Properties.Get("Material"); !dom.Equal(v, dom.Enum(288)) {
 		t.Errorf("Spawn.Material = %v, want Enum 288 (Neon)", v)
 	}
-	if v := studio.Find("ReplicatedStorage", "Shared", "Readme").Properties["Value"]; !dom.Equal(v, dom.String("read me\n")) {
+	if v := studio.Find("ReplicatedStorage", "Shared", "Readme").Properties.Get("Value"); !dom.Equal(v, dom.String("read me\n")) {
 		t.Errorf("Readme.Value = %v", v)
 	}
 	if src, _ := studio.Find("ReplicatedStorage", "Shared", "Lib", "Deep", "Deeper", "X").Source(); src != "return 'x'\n" {

@@ -107,7 +107,7 @@ func placeProperties(classes map[string]bool) map[string]map[string]string {
 // at its defaults). A value read as Color3 matches a Color3uint8 default as a
 // file would hold it.
 func dropDefaults(x *dom.Instance) {
-	for name, v := range x.Properties {
+	for name, v := range x.Properties.All() {
 		switch name {
 		case "Source", "Attributes", "Tags":
 			continue
@@ -126,7 +126,7 @@ func dropDefaults(x *dom.Instance) {
 			}
 		}
 		if dom.Equal(d, v) {
-			delete(x.Properties, name)
+			x.Properties.Delete(name)
 		}
 	}
 }
@@ -148,7 +148,7 @@ func (pf *PlaceFile) Tree() *dom.Instance {
 		i := dom.New(n.Name, n.ClassName)
 		for k, v := range n.Properties {
 			if v != nil {
-				i.Properties[k] = v
+				i.Properties.Set(k, v)
 			}
 		}
 		for _, c := range n.Children {

@@ -38,18 +38,18 @@ func TestPlaceProperties(t *testing.T) {
 // Values Studio reports at their default are left out; others stay.
 func TestDropDefaults(t *testing.T) {
 	x := dom.New("P", "Part")
-	x.Properties["Color"] = dom.Color3{163.0 / 255, 162.0 / 255, 165.0 / 255} // the default, read as Color3
-	x.Properties["Anchored"] = dom.Bool(false)                                // the default
-	x.Properties["Transparency"] = dom.Float32(0.5)                           // not
-	x.Properties["Size"] = dom.Vector3{2, 1, 2}                               // not
+	x.Properties.Set("Color", dom.Color3{163.0 / 255, 162.0 / 255, 165.0 / 255}) // the default, read as Color3
+	x.Properties.Set("Anchored", dom.Bool(false))                                // the default
+	x.Properties.Set("Transparency", dom.Float32(0.5))                           // not
+	x.Properties.Set("Size", dom.Vector3{2, 1, 2})                               // not
 	dropDefaults(x)
 	for _, gone := range []string{"Color", "Anchored"} {
-		if _, ok := x.Properties[gone]; ok {
+		if _, ok := x.Properties.Lookup(gone); ok {
 			t.Errorf("%s at its default was kept", gone)
 		}
 	}
 	for _, kept := range []string{"Transparency", "Size"} {
-		if _, ok := x.Properties[kept]; !ok {
+		if _, ok := x.Properties.Lookup(kept); !ok {
 			t.Errorf("%s was dropped", kept)
 		}
 	}

@@ -52,7 +52,7 @@ func TestKnownSourcesComeByHash(t *testing.T) {
 		if !x.IsScript() {
 			return true
 		}
-		_, ok := x.Properties["Source"]
+		_, ok := x.Properties.Lookup("Source")
 		if ok {
 			held++
 		}
@@ -107,7 +107,7 @@ func TestPushedSourcesComeBackByHash(t *testing.T) {
 		if x == nil {
 			t.Fatalf("no %s in the host's Studio tree", path)
 		}
-		if src, _ := x.Properties["Source"].(dom.String); string(src) != want {
+		if src, _ := x.Properties.Get("Source").(dom.String); string(src) != want {
 			t.Errorf("Studio's %s = %q, want %q", path, src, want)
 		}
 	}
@@ -122,7 +122,7 @@ func TestPushedSourcesComeBackByHash(t *testing.T) {
 	if got := h.SourcesByHash() - byHash; got != 0 {
 		t.Errorf("%d Sources came by hash after a Studio edit, want 0", got)
 	}
-	if src, _ := h.CachedStudioTree().Find("ReplicatedStorage", "Shared", "B").Properties["Source"].(dom.String); src != "return 'b, studio'\n" {
+	if src, _ := h.CachedStudioTree().Find("ReplicatedStorage", "Shared", "B").Properties.Get("Source").(dom.String); src != "return 'b, studio'\n" {
 		t.Errorf("Studio's B = %q after the Studio edit", src)
 	}
 }

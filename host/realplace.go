@@ -89,9 +89,9 @@ func NewRobloxFile(path string, root *dom.Instance) *RobloxFile {
 func (f *RobloxFile) EmulatorPlace() *PlaceFile {
 	root := f.Root.Clone()
 	root.Walk(func(i *dom.Instance) bool {
-		if a, ok := i.Properties["Attributes"].(dom.Attributes); ok {
+		if a, ok := i.Properties.Get("Attributes").(dom.Attributes); ok {
 			if kept := withoutRobloxAttrs(a); len(kept) != len(a) {
-				i.Properties["Attributes"] = kept
+				i.Properties.Set("Attributes", kept)
 			}
 		}
 		return true
@@ -133,9 +133,9 @@ func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 			if !ok {
 				return true
 			}
-			if a, ok := old.Properties["Attributes"].(dom.Attributes); ok {
+			if a, ok := old.Properties.Get("Attributes").(dom.Attributes); ok {
 				merged := dom.Attributes{}
-				if cur, ok := cur.Properties["Attributes"].(dom.Attributes); ok {
+				if cur, ok := cur.Properties.Get("Attributes").(dom.Attributes); ok {
 					for k, v := range cur {
 						merged[k] = v
 					}
@@ -147,16 +147,16 @@ func (f *RobloxFile) UpdateFromPlace(placeJSON string) error {
 					}
 				}
 				if len(merged) > n {
-					cur.Properties["Attributes"] = merged
+					cur.Properties.Set("Attributes", merged)
 				}
 			}
-			for k, v := range old.Properties {
+			for k, v := range old.Properties.All() {
 				ref, isRef := v.(dom.Ref)
-				if _, set := cur.Properties[k]; !isRef || set {
+				if _, set := cur.Properties.Lookup(k); !isRef || set {
 					continue
 				}
 				if _, there := now[string(ref)]; there {
-					cur.Properties[k] = ref
+					cur.Properties.Set(k, ref)
 				}
 			}
 			return true

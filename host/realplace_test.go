@@ -20,8 +20,8 @@ func samplePlaceRoots() []*dom.Instance {
 	m.AddChild(seat)
 	ws.AddChild(m)
 	m.ID, seat.ID = "00000000000000000000000000000001", "00000000000000000000000000000002"
-	m.Properties["PrimaryPart"] = dom.Ref(seat.ID)
-	m.Properties["Attributes"] = dom.Attributes{"RBX_Migrated": dom.Bool(true), "Speed": dom.Float64(3)}
+	m.Properties.Set("PrimaryPart", dom.Ref(seat.ID))
+	m.Properties.Set("Attributes", dom.Attributes{"RBX_Migrated": dom.Bool(true), "Speed": dom.Float64(3)})
 	return []*dom.Instance{ws}
 }
 
@@ -79,10 +79,10 @@ func TestRobloxFileRoundTrip(t *testing.T) {
 				t.Errorf("saved as binary=%v, want %v", back.Binary, tt.binary)
 			}
 			c, s := back.Root.Find("Workspace", "Car"), back.Root.Find("Workspace", "Car", "Seat")
-			if c.Properties["PrimaryPart"] != dom.Ref(s.ID) {
-				t.Errorf("PrimaryPart = %v, want the seat %s", c.Properties["PrimaryPart"], s.ID)
+			if c.Properties.Get("PrimaryPart") != dom.Ref(s.ID) {
+				t.Errorf("PrimaryPart = %v, want the seat %s", c.Properties.Get("PrimaryPart"), s.ID)
 			}
-			if a := c.Properties["Attributes"].(dom.Attributes); a["RBX_Migrated"] != dom.Bool(true) || a["Speed"] != dom.Float64(3) {
+			if a := c.Properties.Get("Attributes").(dom.Attributes); a["RBX_Migrated"] != dom.Bool(true) || a["Speed"] != dom.Float64(3) {
 				t.Errorf("attributes after the save: %v", a)
 			}
 		})

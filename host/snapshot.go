@@ -286,7 +286,7 @@ func (sn *snapshots) cached(ctx context.Context, s *bridge.Session, params proto
 		for _, x := range touched {
 			shareSource(x, disk)
 			if x.SourceHash != "" {
-				c.byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+				c.byHandle[x.Handle] = cachedSource{source: x.Properties.Get("Source"), hash: x.SourceHash}
 			}
 		}
 		return t, nil
@@ -317,7 +317,7 @@ func indexTree(t *dom.Instance) (map[string]*dom.Instance, map[string]cachedSour
 			index[x.Handle] = x
 		}
 		if x.SourceHash != "" {
-			byHandle[x.Handle] = cachedSource{source: x.Properties["Source"], hash: x.SourceHash}
+			byHandle[x.Handle] = cachedSource{source: x.Properties.Get("Source"), hash: x.SourceHash}
 		}
 		return true
 	})
@@ -597,7 +597,7 @@ func (f *scopeFrag) set(class, name, t string) {
 
 // addOwn adds the managed properties i sets.
 func (f *scopeFrag) addOwn(i *dom.Instance) {
-	for name, v := range i.Properties {
+	for name, v := range i.Properties.All() {
 		if name == "Source" || !dom.StudioSyncable(i.ClassName, name) {
 			continue
 		}
@@ -673,7 +673,7 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		if err != nil {
 			return errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
 		}
-		inst.Properties[name] = v
+		inst.Properties.Set(name, v)
 	}
 	if w.SourceFrom != "" {
 		old, ok := prev[w.SourceFrom]
@@ -681,7 +681,7 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 			return errStaleReuse
 		}
 		if old.source != nil {
-			inst.Properties["Source"] = old.source
+			inst.Properties.Set("Source", old.source)
 		}
 		inst.SourceHash = old.hash
 	} else if w.SourceHash != "" {
@@ -692,10 +692,10 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		// A known text the host let go (nil) is read again when it is needed
 		// (texts.go); the hash is all a plan compares.
 		if src != nil {
-			inst.Properties["Source"] = src
+			inst.Properties.Set("Source", src)
 		}
 		inst.SourceHash = w.SourceHash
-	} else if src, ok := inst.Properties["Source"].(dom.String); ok {
+	} else if src, ok := inst.Properties.Get("Source").(dom.String); ok {
 		inst.SourceHash = gitblob.HashString(string(src))
 	}
 	return nil
@@ -926,7 +926,7 @@ func knownSources(disk map[string]*dom.Instance) map[string]dom.Value {
 		if x.SourceHash == "" || !x.IsScript() {
 			continue
 		}
-		if src, ok := x.Properties["Source"].(dom.String); ok {
+		if src, ok := x.Properties.Get("Source").(dom.String); ok {
 			known[x.SourceHash] = src
 		} else if _, ok := known[x.SourceHash]; !ok && project.TextDroppable(x) {
 			known[x.SourceHash] = nil
@@ -950,8 +950,8 @@ func shareSource(x *dom.Instance, d map[string]*dom.Instance) {
 		return
 	}
 	if di := d[x.ID]; di != nil && di.SourceHash == x.SourceHash {
-		if src, ok := di.Properties["Source"]; ok {
-			x.Properties["Source"] = src
+		if src, ok := di.Properties.Lookup("Source"); ok {
+			x.Properties.Set("Source", src)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func TestDeltaOnRemovedSubtreeIsStale(t *testing.T) {
 	if patched == removed || patched.FindChild("D") == removed.FindChild("D") {
 		t.Error("the root and D were not copied")
 	}
-	if removed.FindChild("D").Properties["Value"] != nil {
+	if removed.FindChild("D").Properties.Get("Value") != nil {
 		t.Error("the tree before the delta changed")
 	}
 }

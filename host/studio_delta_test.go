@@ -178,7 +178,7 @@ func dumpTree(t *dom.Instance) string {
 			if n == "Source" && x.SourceHash != "" {
 				continue // held or let go (texts.go): the hash is the text
 			}
-			v, _ := dom.Marshal(x.Properties[n])
+			v, _ := dom.Marshal(x.Properties.Get(n))
 			fmt.Fprintf(&b, "|%s=%s", n, v)
 		}
 		b.WriteString("\n")

@@ -409,7 +409,7 @@ func pushedSources(p *plan.Plan, applied []apply.Applied) map[string]dom.Value {
 			continue
 		}
 		c.Disk.Walk(func(x *dom.Instance) bool {
-			if src, ok := x.Properties["Source"]; ok && x.SourceHash != "" && x.IsScript() {
+			if src, ok := x.Properties.Lookup("Source"); ok && x.SourceHash != "" && x.IsScript() {
 				out[x.SourceHash] = src
 			}
 			return c.PatchType == plan.Add // an edit writes the instance, not its children

@@ -63,7 +63,7 @@ func (c *studioCache) dropTexts(readable map[string]bool) int {
 	n := 0
 	if c.tree != nil {
 		c.tree.Walk(func(x *dom.Instance) bool {
-			if _, ok := x.Properties["Source"]; ok && readable[x.SourceHash] && x.IsScript() {
+			if _, ok := x.Properties.Lookup("Source"); ok && readable[x.SourceHash] && x.IsScript() {
 				dom.DropProperty(x, "Source")
 				n++
 			}
@@ -124,7 +124,7 @@ func (t *texts) hydrate(deep bool, roots ...*dom.Instance) error {
 		var err error
 		r.Walk(func(x *dom.Instance) bool {
 			if err == nil && x.IsScript() {
-				if _, ok := x.Properties["Source"]; !ok {
+				if _, ok := x.Properties.Lookup("Source"); !ok {
 					err = t.read(x)
 				}
 			}
@@ -206,7 +206,7 @@ func (t *texts) byHashText(h string) (string, bool) {
 		}
 	}
 	for _, y := range t.byHash[h] {
-		if src, ok := y.Properties["Source"].(dom.String); ok {
+		if src, ok := y.Properties.Get("Source").(dom.String); ok {
 			return string(src), true
 		}
 	}
@@ -228,8 +228,8 @@ func (t *texts) byHashText(h string) (string, bool) {
 // set gives x its text; a disk instance's under the disk cache's tree lock.
 func (t *texts) set(x *dom.Instance, text string) {
 	if t.disk[x.ID] == x {
-		t.h.disk.mutate(func() int { x.Properties["Source"] = dom.String(text); return 1 })
+		t.h.disk.mutate(func() int { x.Properties.Set("Source", dom.String(text)); return 1 })
 		return
 	}
-	x.Properties["Source"] = dom.String(text)
+	x.Properties.Set("Source", dom.String(text))
 }

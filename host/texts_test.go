@@ -21,7 +21,7 @@ import (
 // a file holds (project.TextDroppable) and of the others.
 func heldTexts(root *dom.Instance) (files, others int) {
 	root.Walk(func(x *dom.Instance) bool {
-		if _, ok := x.Properties["Source"]; ok && x.IsScript() {
+		if _, ok := x.Properties.Lookup("Source"); ok && x.IsScript() {
 			if project.TextDroppable(x) {
 				files++
 			} else {

@@ -241,7 +241,7 @@ func (c *computer) compare(d, s, b *dom.Instance, prev lookup, into *result) {
 // diskNotes notes what the warnings say of a disk instance: the properties it sets
 // that Studio's scripts cannot write, and a Source that is not UTF-8.
 func (c *computer) diskNotes(x *dom.Instance, into *result) {
-	for k := range x.Properties {
+	for k := range x.Properties.All() {
 		if !dom.StudioSyncable(x.ClassName, k) {
 			into.unsyncableAt(x.ClassName+"."+k, x.Path(), 1)
 		}
@@ -394,10 +394,10 @@ func (c *computer) diffFields(x, y, d, b *dom.Instance) []string {
 		}
 	}
 	for _, name := range managedProps(d, b) {
-		if d != nil && d.Properties[name] == nil {
+		if d != nil && d.Properties.Get(name) == nil {
 			continue // no longer set by the project: not managed
 		}
-		if !dom.Equal(x.Properties[name], y.Properties[name]) {
+		if !dom.Equal(x.Properties.Get(name), y.Properties.Get(name)) {
 			out = append(out, name)
 		}
 	}
@@ -412,7 +412,7 @@ func managedProps(d, b *dom.Instance) []string {
 		if i == nil {
 			continue
 		}
-		for k := range i.Properties {
+		for k := range i.Properties.All() {
 			if k != "Source" && dom.StudioSyncable(i.ClassName, k) {
 				set[k] = true
 			}
@@ -436,8 +436,8 @@ func differs(d, s *dom.Instance) bool {
 	if (d.IsScript() || s.IsScript()) && sourceHash(d) != sourceHash(s) {
 		return true
 	}
-	for k, v := range d.Properties {
-		if k != "Source" && !dom.Equal(v, s.Properties[k]) && dom.StudioSyncable(d.ClassName, k) {
+	for k, v := range d.Properties.All() {
+		if k != "Source" && !dom.Equal(v, s.Properties.Get(k)) && dom.StudioSyncable(d.ClassName, k) {
 			return true
 		}
 	}
@@ -484,7 +484,7 @@ func (c *computer) edit(d, s, b *dom.Instance, into *result) {
 		}
 	}
 	for _, name := range managedProps(d, b) {
-		dv, sv := d.Properties[name], s.Properties[name]
+		dv, sv := d.Properties.Get(name), s.Properties.Get(name)
 		if dv == nil || dom.Equal(dv, sv) {
 			// A property the project no longer sets is no longer managed: Atlas
 			// cannot reset it, so it is not a difference.
@@ -492,7 +492,7 @@ func (c *computer) edit(d, s, b *dom.Instance, into *result) {
 		}
 		var bv dom.Value
 		if b != nil {
-			bv = b.Properties[name]
+			bv = b.Properties.Get(name)
 		}
 		decide(name, b != nil && dom.Equal(sv, bv), b != nil && dom.Equal(dv, bv))
 		ch.Properties[name] = PropertyDiff{Current: dom.Tagged{V: sv}, Incoming: dom.Tagged{V: dv}, Base: dom.Tagged{V: bv}}
@@ -531,7 +531,7 @@ func subtreeHash(x *dom.Instance) string {
 			if k == "Source" {
 				continue
 			}
-			b, _ := dom.Marshal(i.Properties[k])
+			b, _ := dom.Marshal(i.Properties.Get(k))
 			fmt.Fprintf(h, "%s=%s\x00", k, b)
 		}
 		h.Write([]byte{'\n'})

@@ -34,7 +34,7 @@ func place(containers map[string]int, keep func(path string) bool) *dom.Instance
 				continue
 			}
 			src := fmt.Sprintf("return %d\n", i)
-			m.Properties["Source"] = dom.String(src)
+			m.Properties.Set("Source", dom.String(src))
 			m.SourceHash = gitblob.Hash([]byte(src))
 			m.Kind, m.FsPath = dom.KindScript, box.FsPath+"/"+m.Name+".luau"
 			box.AddChild(m)
@@ -107,7 +107,7 @@ func TestPlaceGuardLeavesOtherChanges(t *testing.T) {
 	project := map[string]int{"Shared": 3}
 	disk := place(project, nil)
 	studio := place(project, func(p string) bool { return p != "Shared/M2" })
-	studio.Find("ServerScriptService", "Shared", "M0").Properties["Source"] = dom.String("return 'studio'\n")
+	studio.Find("ServerScriptService", "Shared", "M0").Properties.Set("Source", dom.String("return 'studio'\n"))
 	studio.Find("ServerScriptService", "Shared", "M0").SourceHash = gitblob.Hash([]byte("return 'studio'\n"))
 	p := Compute(Input{Disk: disk, Studio: studio, Base: disk, BaseCommit: "c", Place: PlaceDifferent})
 	want := map[string]string{
@@ -183,7 +183,7 @@ func dupPlace(names ...string) *dom.Instance {
 	for _, n := range names {
 		m := dom.New(n, "ModuleScript")
 		src := "return '" + n + "'\n"
-		m.Properties["Source"] = dom.String(src)
+		m.Properties.Set("Source", dom.String(src))
 		m.SourceHash = gitblob.Hash([]byte(src))
 		box.AddChild(m)
 	}
@@ -230,7 +230,7 @@ func TestDuplicatePushIsNotHeld(t *testing.T) {
 	// handle: only pulls, which write files, are ambiguous.
 	disk := place(map[string]int{"A": 1}, nil)
 	m := disk.Find("ServerScriptService", "A", "M0")
-	m.Properties["Source"] = dom.String("return 'disk'\n")
+	m.Properties.Set("Source", dom.String("return 'disk'\n"))
 	m.SourceHash = gitblob.Hash([]byte("return 'disk'\n"))
 	base := place(map[string]int{"A": 1}, nil)
 	studio := place(map[string]int{"A": 1}, nil)

@@ -36,11 +36,11 @@ func tree(s side, kind string) *dom.Instance {
 		var lib *dom.Instance
 		if kind == "script" {
 			lib = dom.New("Lib", "ModuleScript")
-			lib.Properties["Source"] = dom.String(s.source)
+			lib.Properties.Set("Source", dom.String(s.source))
 			lib.SourceHash = gitblob.Hash([]byte(s.source))
 		} else {
 			lib = dom.New("Lib", "Part")
-			lib.Properties["Size"] = dom.Vector3{s.size, 1, 1}
+			lib.Properties.Set("Size", dom.Vector3{s.size, 1, 1})
 		}
 		lib.FsPath = "src/Lib.luau"
 		sss.AddChild(lib)
@@ -140,8 +140,8 @@ func TestMixedFieldsAreUnresolved(t *testing.T) {
 	mk := func(src string, size float32) *dom.Instance {
 		root := dom.New("Game", "DataModel")
 		s := dom.New("Lib", "Script")
-		s.Properties["Source"] = dom.String(src)
-		s.Properties["Disabled"] = dom.Bool(size > 1)
+		s.Properties.Set("Source", dom.String(src))
+		s.Properties.Set("Disabled", dom.Bool(size > 1))
 		s.SourceHash = gitblob.Hash([]byte(src))
 		root.AddChild(s)
 		root.AssignIDs()
@@ -159,7 +159,7 @@ func TestMixedFieldsAreUnresolved(t *testing.T) {
 func TestUnmanagedStudioPropertiesAreIgnored(t *testing.T) {
 	disk := tree(v1, "property")
 	studio := tree(v1, "property")
-	studio.Find("ServerScriptService", "Lib").Properties["Transparency"] = dom.Float32(0.5)
+	studio.Find("ServerScriptService", "Lib").Properties.Set("Transparency", dom.Float32(0.5))
 	if p := Compute(Input{Disk: disk, Studio: studio, Base: tree(v1, "property"), BaseCommit: "c"}); len(p.Changes) != 0 {
 		t.Fatalf("an unmanaged Studio property made a change: %s", dump(p))
 	}
@@ -168,7 +168,7 @@ func TestUnmanagedStudioPropertiesAreIgnored(t *testing.T) {
 func TestFloatsWithinToleranceAreEqual(t *testing.T) {
 	disk := tree(v1, "property")
 	studio := tree(v1, "property")
-	studio.Find("ServerScriptService", "Lib").Properties["Size"] = dom.Vector3{1.00005, 1, 1}
+	studio.Find("ServerScriptService", "Lib").Properties.Set("Size", dom.Vector3{1.00005, 1, 1})
 	if p := Compute(Input{Disk: disk, Studio: studio, Base: tree(v1, "property"), BaseCommit: "c"}); len(p.Changes) != 0 {
 		t.Fatalf("a float within 1e-4 made a change: %s", dump(p))
 	}
@@ -271,7 +271,7 @@ func TestChangeJSONRoundTrip(t *testing.T) {
 
 func TestDroppedPropertyIsNotAChange(t *testing.T) {
 	disk := tree(v1, "property")
-	delete(disk.Find("ServerScriptService", "Lib").Properties, "Size")
+	disk.Find("ServerScriptService", "Lib").Properties.Delete("Size")
 	studio := tree(v1, "property")
 	if p := Compute(Input{Disk: disk, Studio: studio, Base: tree(v1, "property"), BaseCommit: "c"}); len(p.Changes) != 0 {
 		t.Fatalf("a property the project stopped setting is a change: %s", dump(p))
@@ -283,7 +283,7 @@ func TestSubtreeContentIsInTheHash(t *testing.T) {
 		root := tree(absent, "script")
 		f := dom.New("New", "Folder")
 		s := dom.New("A", "ModuleScript")
-		s.Properties["Source"] = dom.String(src)
+		s.Properties.Set("Source", dom.String(src))
 		s.SourceHash = gitblob.Hash([]byte(src))
 		f.AddChild(s)
 		root.Find("ServerScriptService").AddChild(f)

@@ -44,7 +44,7 @@ func (r *result) warnings() []string {
 
 // badSource reports whether x is a script whose Source is not valid UTF-8.
 func badSource(x *dom.Instance) bool {
-	src, ok := x.Properties["Source"].(dom.String)
+	src, ok := x.Properties.Get("Source").(dom.String)
 	return ok && x.IsScript() && !validUTF8(sourceHash(x), string(src))
 }
 

@@ -14,8 +14,8 @@ func meshTree(meshID string, size float32) *dom.Instance {
 	ws := dom.New("Workspace", "Workspace")
 	root.AddChild(ws)
 	rock := dom.New("Rock", "MeshPart")
-	rock.Properties["MeshId"] = dom.ContentId(meshID)
-	rock.Properties["Size"] = dom.Vector3{size, 1, 1}
+	rock.Properties.Set("MeshId", dom.ContentId(meshID))
+	rock.Properties.Set("Size", dom.Vector3{size, 1, 1})
 	ws.AddChild(rock)
 	root.AssignIDs()
 	return root
@@ -26,7 +26,7 @@ func meshTree(meshID string, size float32) *dom.Instance {
 func TestUnsyncablePropertyLeftOut(t *testing.T) {
 	disk := meshTree("rbxassetid://1", 4)
 	studio := meshTree("", 4)
-	delete(studio.Children[0].Children[0].Properties, "MeshId") // Studio may not report it at all
+	studio.Children[0].Children[0].Properties.Delete("MeshId") // Studio may not report it at all
 	p := Compute(Input{Disk: disk, Studio: studio, Base: meshTree("rbxassetid://1", 4), BaseCommit: "c"})
 	if len(p.Changes) != 0 {
 		t.Fatalf("changes = %+v, want none: MeshId is not managed", p.Changes[0])
@@ -54,13 +54,13 @@ func TestWarningsCountAndNonUTF8(t *testing.T) {
 	ws := disk.Children[0]
 	for _, name := range []string{"A", "B"} {
 		m := dom.New(name, "MeshPart")
-		m.Properties["MeshId"] = dom.ContentId("rbxassetid://2")
+		m.Properties.Set("MeshId", dom.ContentId("rbxassetid://2"))
 		ws.AddChild(m)
 	}
 	studio := meshTree("", 4)
 	bad := "print('\xf0\x28\x8c\x28')\n"
 	s := dom.New("Bad", "Script")
-	s.Properties["Source"] = dom.String(bad)
+	s.Properties.Set("Source", dom.String(bad))
 	s.SourceHash = gitblob.Hash([]byte(bad))
 	studio.Children[0].AddChild(s)
 	disk.AssignIDs()

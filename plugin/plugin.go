@@ -32,7 +32,7 @@ func Model() (*dom.Instance, error) {
 		return nil, errors.New("plugin: src/Main.server.luau is missing")
 	}
 	root := dom.New("Atlas", "Script")
-	root.Properties["Source"] = dom.String(main)
+	root.Properties.Set("Source", dom.String(main))
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		if n := e.Name(); n != "Main.server.luau" && strings.HasSuffix(n, ".luau") {
@@ -46,7 +46,7 @@ func Model() (*dom.Instance, error) {
 			return nil, err
 		}
 		m := dom.New(strings.TrimSuffix(n, ".luau"), "ModuleScript")
-		m.Properties["Source"] = dom.String(b)
+		m.Properties.Set("Source", dom.String(b))
 		root.AddChild(m)
 	}
 	root.AssignIDs()

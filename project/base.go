@@ -202,7 +202,7 @@ func (c *Cache) withScripts(edited map[string]string) *Project {
 			if blob, ok := edited[p]; ok {
 				cp := *orig
 				cp.Properties = maps.Clone(orig.Properties)
-				delete(cp.Properties, "Source")
+				cp.Properties.Delete("Source")
 				cp.RawHash, cp.SourceHash = blob, ""
 				copied = &cp
 				found[p] = true

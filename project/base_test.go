@@ -42,7 +42,7 @@ func withoutSources(p *project.Project) *project.Project {
 		PlaceID: p.PlaceID, GameID: p.GameID, EmitLegacyScripts: p.EmitLegacyScripts, Warnings: p.Warnings}
 	c.Root.Walk(func(x *dom.Instance) bool {
 		if x.IsScript() && (x.Kind == dom.KindScript || x.Kind == dom.KindInit) {
-			delete(x.Properties, "Source")
+			x.Properties.Delete("Source")
 			x.SourceHash = ""
 		}
 		return true

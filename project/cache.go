@@ -492,7 +492,7 @@ func (l *loader) dropSnaps(dir string) {
 // hasLinks reports whether x has Rojo_Target_ attributes, which resolveRefs turns
 // into Ref properties.
 func hasLinks(x *dom.Instance) bool {
-	a, ok := x.Properties["Attributes"].(dom.Attributes)
+	a, ok := x.Properties.Get("Attributes").(dom.Attributes)
 	if !ok {
 		return false
 	}

@@ -42,7 +42,7 @@ func readTextsBack(t *testing.T, c *project.Cache, p *project.Project) {
 			if err != nil {
 				t.Fatalf("ReadText(%s): %v", x.FsPath, err)
 			}
-			x.Properties["Source"] = dom.String(text)
+			x.Properties.Set("Source", dom.String(text))
 		}
 		return true
 	})
@@ -60,7 +60,7 @@ func fullDump(t *testing.T, p *project.Project) string {
 			ind, i.ID, i.Name, i.ClassName, i.Kind, i.FsPath, i.MetaPath(), i.ProjectFile(), i.ProjectKeys(),
 			i.IgnoreUnknown, i.RefID(), i.SourceHash, i.RawHash, i.Handle)
 		for _, name := range i.PropertyNames() {
-			data, err := dom.Marshal(i.Properties[name])
+			data, err := dom.Marshal(i.Properties.Get(name))
 			if err != nil {
 				t.Fatalf("marshal %s.%s: %v", i.Path(), name, err)
 			}

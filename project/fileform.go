@@ -41,15 +41,15 @@ func FormOf(inst *dom.Instance) (FileForm, error) {
 		delete(props, "Source")
 		return FileForm{Ext: suffix + ".luau", Data: []byte(src), Props: props}, nil
 	case inst.ClassName == "StringValue":
-		s, ok := inst.Properties["Value"].(dom.String)
-		if inst.Properties["Value"] != nil && !ok {
+		s, ok := inst.Properties.Get("Value").(dom.String)
+		if inst.Properties.Get("Value") != nil && !ok {
 			return FileForm{Props: props}, nil
 		}
 		delete(props, "Value")
 		return FileForm{Ext: ".txt", Data: []byte(s), Props: props}, nil
 	case inst.ClassName == "LocalizationTable":
 		contents := "[]"
-		if s, ok := inst.Properties["Contents"].(dom.String); ok {
+		if s, ok := inst.Properties.Get("Contents").(dom.String); ok {
 			contents = string(s)
 		}
 		data, err := format.CSVFromLocalization(contents)

@@ -172,7 +172,7 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 		inst.FsPath = l.rel(p)
 		inst.Kind = dom.KindScript
 		if rc >= 0 {
-			inst.Properties["RunContext"] = dom.Enum(rc)
+			inst.Properties.Set("RunContext", dom.Enum(rc))
 		}
 		if err := l.loadScriptSource(inst, p); err != nil {
 			return nil, err
@@ -214,7 +214,7 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 			return nil, err
 		}
 		inst.Kind = kind
-		inst.Properties["Source"] = dom.String(rec.text)
+		inst.Properties.Set("Source", dom.String(rec.text))
 		inst.SourceHash = rec.textHash
 		inst.RawHash = rec.hash
 	case useCSV:
@@ -231,7 +231,7 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 		}
 		inst.ClassName = "LocalizationTable"
 		inst.Kind = dom.KindCSV
-		inst.Properties["Contents"] = dom.String(rec.text)
+		inst.Properties.Set("Contents", dom.String(rec.text))
 	case useText:
 		rec, err := l.file(p, recText, func(rec *record, data []byte) error {
 			if !utf8.Valid(data) {
@@ -245,7 +245,7 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 		}
 		inst.ClassName = "StringValue"
 		inst.Kind = dom.KindText
-		inst.Properties["Value"] = dom.String(rec.text)
+		inst.Properties.Set("Value", dom.String(rec.text))
 	default:
 		return nil, l.errf(p, "sync rule use %q cannot be used here", u)
 	}
@@ -291,7 +291,7 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 	// instance then has its hashes only, and the text is read when it is needed
 	// (Project.ReadText).
 	if rec.hasText {
-		inst.Properties["Source"] = dom.String(rec.text)
+		inst.Properties.Set("Source", dom.String(rec.text))
 	}
 	inst.SourceHash = rec.hash
 	if rec.textHash != "" {
@@ -406,7 +406,7 @@ func (l *loader) applyMeta(inst *dom.Instance, p string, classAllowed bool) erro
 		return err
 	}
 	for _, pv := range props {
-		inst.Properties[pv.name] = pv.value
+		inst.Properties.Set(pv.name, pv.value)
 	}
 	if m.rawAttrs != nil {
 		attrs, err := l.metaAttrs(p, m)
@@ -414,7 +414,7 @@ func (l *loader) applyMeta(inst *dom.Instance, p string, classAllowed bool) erro
 			return err
 		}
 		if len(attrs) > 0 {
-			inst.Properties["Attributes"] = attrs
+			inst.Properties.Set("Attributes", attrs)
 		}
 	}
 	if m.id != nil {
@@ -530,7 +530,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		if err != nil {
 			return nil, l.errf(p, "%sproperties.%s: %v", where, prop, err)
 		}
-		inst.Properties[dom.Intern(prop)] = v
+		inst.Properties.Set(dom.Intern(prop), v)
 	}
 	if m.Attributes != nil {
 		attrs, err := dom.ResolveAttributes(m.Attributes)
@@ -538,7 +538,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 			return nil, l.errf(p, "%sattributes: %v", where, err)
 		}
 		if len(attrs) > 0 {
-			inst.Properties["Attributes"] = attrs
+			inst.Properties.Set("Attributes", attrs)
 		}
 	}
 	if root && m.ID != nil {

@@ -76,7 +76,7 @@ func dump(p *project.Project) string {
 		}
 		b.WriteString("\n")
 		for _, name := range i.PropertyNames() {
-			fmt.Fprintf(&b, "%s  .%s = %s\n", ind, name, formatValue(i.Properties[name], index))
+			fmt.Fprintf(&b, "%s  .%s = %s\n", ind, name, formatValue(i.Properties.Get(name), index))
 		}
 		for _, c := range i.Children {
 			walk(c, depth+1)
@@ -203,7 +203,7 @@ func wantProps(t *testing.T, p *project.Project, path string, want map[string]do
 	i := at(t, p, path)
 	got := map[string]dom.Value{}
 	for name := range want {
-		got[name] = i.Properties[name]
+		got[name] = i.Properties.Get(name)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("properties of %q (-want +got):\n%s", path, diff)
@@ -779,7 +779,7 @@ func TestLoadCases(t *testing.T) {
 						t.Errorf("no instance %s", key)
 						return nil
 					}
-					return i.Properties[prop]
+					return i.Properties.Get(prop)
 				}
 				got := map[string]dom.Value{}
 				want := map[string]dom.Value{
@@ -830,7 +830,7 @@ func TestLoadCases(t *testing.T) {
 					classes = append(classes, c.ClassName)
 					ids[c.ID] = true
 					if c.ClassName != "Folder" && c.ClassName != "Configuration" {
-						if diff := cmp.Diff(dom.Value(dom.Tags{"every foo"}), c.Properties["Tags"]); diff != "" {
+						if diff := cmp.Diff(dom.Value(dom.Tags{"every foo"}), c.Properties.Get("Tags")); diff != "" {
 							t.Errorf("%s foo Tags (-want +got):\n%s", c.ClassName, diff)
 						}
 					}

@@ -321,7 +321,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 			l.warnf("%s: %s: $properties.%s is ignored", l.rel(file), where, prop)
 			continue
 		}
-		inst.Properties[prop] = v
+		inst.Properties.Set(prop, v)
 	}
 	if n.attributes != nil {
 		attrs, err := dom.ResolveAttributes(n.attributes)
@@ -329,7 +329,7 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 			return nil, l.errf(file, "%s: $attributes: %v", where, err)
 		}
 		if len(attrs) > 0 {
-			inst.Properties["Attributes"] = attrs
+			inst.Properties.Set("Attributes", attrs)
 		}
 	}
 	if n.id != nil {

@@ -34,10 +34,10 @@ func binaryModel(t *testing.T) []byte {
 	car.ID = "00000000000000000000000000000001"
 	seat := dom.New("Seat", "Seat")
 	seat.ID = "00000000000000000000000000000002"
-	seat.Properties["Anchored"] = dom.Bool(true)
-	seat.Properties["Size"] = dom.Vector3{2, 1, 2}
+	seat.Properties.Set("Anchored", dom.Bool(true))
+	seat.Properties.Set("Size", dom.Vector3{2, 1, 2})
 	car.AddChild(seat)
-	car.Properties["PrimaryPart"] = dom.Ref(seat.ID)
+	car.Properties.Set("PrimaryPart", dom.Ref(seat.ID))
 	var b bytes.Buffer
 	if err := rbxbin.Encode(&b, []*dom.Instance{car}); err != nil {
 		t.Fatal(err)
@@ -61,11 +61,11 @@ func TestLoadRbxm(t *testing.T) {
 		t.Fatalf("Workspace/Vehicle = %+v, want a Model from src/Vehicle.rbxm", v)
 	}
 	seat := v.FindChild("Seat")
-	if seat == nil || seat.Kind != dom.KindInFile || seat.Properties["Anchored"] != dom.Bool(true) {
+	if seat == nil || seat.Kind != dom.KindInFile || seat.Properties.Get("Anchored") != dom.Bool(true) {
 		t.Fatalf("Seat = %+v", seat)
 	}
-	if v.Properties["PrimaryPart"] != dom.Ref(seat.ID) {
-		t.Errorf("PrimaryPart = %v, want the seat's id %s", v.Properties["PrimaryPart"], seat.ID)
+	if v.Properties.Get("PrimaryPart") != dom.Ref(seat.ID) {
+		t.Errorf("PrimaryPart = %v, want the seat's id %s", v.Properties.Get("PrimaryPart"), seat.ID)
 	}
 }
 

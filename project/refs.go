@@ -20,7 +20,7 @@ func (l *loader) resolveRefs(root *dom.Instance) error {
 		if x.RefID() != "" {
 			ids[x.RefID()] = x
 		}
-		if a, ok := x.Properties["Attributes"].(dom.Attributes); ok {
+		if a, ok := x.Properties.Get("Attributes").(dom.Attributes); ok {
 			if s, ok := a["Rojo_Id"].(dom.String); ok {
 				ids[string(s)] = x
 			}
@@ -34,7 +34,7 @@ func (l *loader) resolveRefs(root *dom.Instance) error {
 	}
 	var links []link
 	root.Walk(func(x *dom.Instance) bool {
-		a, ok := x.Properties["Attributes"].(dom.Attributes)
+		a, ok := x.Properties.Get("Attributes").(dom.Attributes)
 		if !ok {
 			return true
 		}
@@ -60,7 +60,7 @@ func (l *loader) resolveRefs(root *dom.Instance) error {
 	}
 	root.AssignIDs()
 	for _, lk := range links {
-		lk.from.Properties[lk.prop] = dom.Ref(lk.target.ID)
+		lk.from.Properties.Set(lk.prop, dom.Ref(lk.target.ID))
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func (p *Project) ResolveSourceHashes(fsys fs.FS, others ...map[string]*dom.Inst
 			return true
 		}
 		src := NormalizeSource(string(data))
-		x.Properties["Source"] = dom.String(src)
+		x.Properties.Set("Source", dom.String(src))
 		x.SourceHash = gitblob.HashString(src)
 		return true
 	})

@@ -185,7 +185,7 @@ func TestLoadFollowsSymlinksInside(t *testing.T) {
 			if inst == nil {
 				t.Fatalf("no %s in:\n%s", tt.wantPath, dump(p))
 			}
-			if got := inst.Properties["Source"]; got != dom.String(tt.wantSource) {
+			if got := inst.Properties.Get("Source"); got != dom.String(tt.wantSource) {
 				t.Errorf("%s.Source = %v, want %q", tt.wantPath, got, tt.wantSource)
 			}
 		})
@@ -331,8 +331,8 @@ func TestLoadCommitFollowsSymlinksInside(t *testing.T) {
 			if d.RawHash != b.RawHash || b.RawHash == "" {
 				t.Errorf("%s (HashOnly %v): blob %s in the commit, %s on disk", p, hashOnly, b.RawHash, d.RawHash)
 			}
-			if !hashOnly && b.Properties["Source"] != d.Properties["Source"] {
-				t.Errorf("%s: Source %v in the commit, %v on disk", p, b.Properties["Source"], d.Properties["Source"])
+			if !hashOnly && b.Properties.Get("Source") != d.Properties.Get("Source") {
+				t.Errorf("%s: Source %v in the commit, %v on disk", p, b.Properties.Get("Source"), d.Properties.Get("Source"))
 			}
 		}
 	}

@@ -38,7 +38,7 @@ func textDroppable(p string) bool { return !strings.HasPrefix(path.Base(p), "ini
 func DropTexts(root *dom.Instance) int {
 	n := 0
 	root.Walk(func(x *dom.Instance) bool {
-		if _, ok := x.Properties["Source"]; ok && TextDroppable(x) {
+		if _, ok := x.Properties.Lookup("Source"); ok && TextDroppable(x) {
 			dom.DropProperty(x, "Source")
 			n++
 		}

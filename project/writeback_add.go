@@ -70,7 +70,7 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 		asFolder = true
 	case inst.ClassName == "LocalizationTable":
 		contents := "[]"
-		if s, ok := inst.Properties["Contents"].(dom.String); ok {
+		if s, ok := inst.Properties.Get("Contents").(dom.String); ok {
 			contents = string(s)
 		}
 		data, err := format.CSVFromLocalization(contents)
@@ -80,9 +80,9 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 		delete(props, "Contents")
 		file, content, fileUse = ".csv", data, useCSV
 	case inst.ClassName == "StringValue" && !asFolder:
-		if s, ok := inst.Properties["Value"].(dom.String); ok {
+		if s, ok := inst.Properties.Get("Value").(dom.String); ok {
 			content = []byte(s)
-		} else if inst.Properties["Value"] != nil {
+		} else if inst.Properties.Get("Value") != nil {
 			return &Refusal{Path: instPath, Reason: ReasonUnwritableValue, Msg: "Value is not a string"}
 		}
 		delete(props, "Value")
@@ -149,7 +149,7 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 // alone would load with a different one.
 func (a *adder) scriptSuffix(instPath string, inst *dom.Instance, props map[string]dom.Value) (string, use, error) {
 	rc := -1
-	switch e := inst.Properties["RunContext"].(type) {
+	switch e := inst.Properties.Get("RunContext").(type) {
 	case dom.Enum:
 		rc = int(e)
 	case dom.EnumItem:

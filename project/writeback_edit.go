@@ -234,7 +234,7 @@ func (w *editor) edit(disk, studio *dom.Instance, field string) error {
 	case dom.KindNone:
 		return refuse(disk, ReasonNotOnDisk, "the instance is not stored in a file of the project")
 	}
-	v := studio.Properties[field]
+	v := studio.Properties.Get(field)
 	ls, natural, err := w.layers(disk)
 	if err != nil {
 		return err

@@ -297,9 +297,9 @@ func TestPullEdit(t *testing.T) {
 			fields := slices.Sorted(maps.Keys(tt.set))
 			for _, f := range fields {
 				if v := tt.set[f]; v == nil {
-					delete(studio.Properties, f)
+					studio.Properties.Delete(f)
 				} else {
-					studio.Properties[f] = v
+					studio.Properties.Set(f, v)
 				}
 			}
 			ops, err := PullEdit(p, os.DirFS(dir), disk, studio, fields)
@@ -314,8 +314,8 @@ func TestPullEdit(t *testing.T) {
 			}
 			got := find(t, load(t, dir), tt.path)
 			for _, f := range fields {
-				if want := tt.set[f]; !dom.Equal(got.Properties[f], want) {
-					t.Errorf("reloaded %s.%s = %v, want %v", tt.path, f, got.Properties[f], want)
+				if want := tt.set[f]; !dom.Equal(got.Properties.Get(f), want) {
+					t.Errorf("reloaded %s.%s = %v, want %v", tt.path, f, got.Properties.Get(f), want)
 				}
 			}
 			again, err := PullEdit(p, os.DirFS(dir), got, studio, fields)
@@ -355,9 +355,9 @@ func TestPullEditRefusals(t *testing.T) {
 			if tt.field == "ClassName" {
 				studio.ClassName = "Script"
 			} else if tt.value == nil {
-				delete(studio.Properties, tt.field)
+				studio.Properties.Delete(tt.field)
 			} else {
-				studio.Properties[tt.field] = tt.value
+				studio.Properties.Set(tt.field, tt.value)
 			}
 			ops, err := PullEdit(p, os.DirFS(dir), disk, studio, []string{tt.field})
 			var r *Refusal

@@ -184,7 +184,7 @@ func propsObject(class string, props map[string]dom.Value) (format.Object, error
 // Color carry them); and not those equal to the class's default.
 func writableProps(inst *dom.Instance) map[string]dom.Value {
 	props := make(map[string]dom.Value, len(inst.Properties))
-	for k, v := range inst.Properties {
+	for k, v := range inst.Properties.All() {
 		switch k {
 		case "Name", "ClassName", "Parent":
 			continue

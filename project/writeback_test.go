@@ -155,12 +155,12 @@ func checkTree(t *testing.T, got, want *dom.Instance) {
 	if got.ClassName != want.ClassName {
 		t.Errorf("%s: class = %s, want %s", want.Path(), got.ClassName, want.ClassName)
 	}
-	for k, v := range want.Properties {
-		if _, ok := got.Properties[k]; !ok && notSaved(want.ClassName, k, v) {
+	for k, v := range want.Properties.All() {
+		if _, ok := got.Properties.Lookup(k); !ok && notSaved(want.ClassName, k, v) {
 			continue
 		}
-		if !dom.Equal(got.Properties[k], v) {
-			t.Errorf("%s: %s = %#v, want %#v", want.Path(), k, got.Properties[k], v)
+		if !dom.Equal(got.Properties.Get(k), v) {
+			t.Errorf("%s: %s = %#v, want %#v", want.Path(), k, got.Properties.Get(k), v)
 		}
 	}
 	var gotNames, wantNames []string
@@ -224,7 +224,7 @@ func TestPullRbxmx(t *testing.T) {
 	for _, path := range []string{"ReplicatedStorage/Car", "ReplicatedStorage/Car/Seat"} {
 		disk := find(t, p, path)
 		studio := disk.Clone()
-		studio.Properties["Tags"] = dom.Tags{"Fast"}
+		studio.Properties.Set("Tags", dom.Tags{"Fast"})
 		_, err := PullEdit(p, fsys, disk, studio, []string{"Tags"})
 		var r *Refusal
 		if !errors.As(err, &r) || r.Reason != ReasonInModelFile {
@@ -235,13 +235,13 @@ func TestPullRbxmx(t *testing.T) {
 	// A model file reached through $path takes properties in its project node.
 	truck := find(t, p, "Workspace/Truck")
 	studio := truck.Clone()
-	studio.Properties["Tags"] = dom.Tags{"Fast"}
+	studio.Properties.Set("Tags", dom.Tags{"Fast"})
 	ops, err := PullEdit(p, fsys, truck, studio, []string{"Tags"})
 	if err != nil {
 		t.Fatalf("PullEdit of a $path model: %v", err)
 	}
 	apply(t, dir, ops)
-	if got := find(t, load(t, dir), "Workspace/Truck").Properties["Tags"]; !dom.Equal(got, dom.Tags{"Fast"}) {
+	if got := find(t, load(t, dir), "Workspace/Truck").Properties.Get("Tags"); !dom.Equal(got, dom.Tags{"Fast"}) {
 		t.Errorf("reloaded Workspace/Truck.Tags = %v, want [Fast]", got)
 	}
 
@@ -289,7 +289,7 @@ func BenchmarkPullEditSource(b *testing.B) {
 	fsys := os.DirFS(dir)
 	disk := p.Root.Find("ReplicatedStorage", "F3", "S150")
 	studio := disk.Clone()
-	studio.Properties["Source"] = dom.String("return 2\n")
+	studio.Properties.Set("Source", dom.String("return 2\n"))
 	for b.Loop() {
 		if _, err := PullEdit(p, fsys, disk, studio, []string{"Source"}); err != nil {
 			b.Fatal(err)
@@ -302,7 +302,7 @@ func BenchmarkPullEditProperty(b *testing.B) {
 	fsys := os.DirFS(dir)
 	disk := p.Root.Find("Workspace")
 	studio := disk.Clone()
-	studio.Properties["Gravity"] = dom.Float32(100)
+	studio.Properties.Set("Gravity", dom.Float32(100))
 	for b.Loop() {
 		if _, err := PullEdit(p, fsys, disk, studio, []string{"Gravity"}); err != nil {
 			b.Fatal(err)
@@ -315,7 +315,7 @@ func BenchmarkPullEditRemoveProperty(b *testing.B) {
 	fsys := os.DirFS(dir)
 	disk := p.Root.Find("Workspace")
 	studio := disk.Clone()
-	delete(studio.Properties, "Gravity")
+	studio.Properties.Delete("Gravity")
 	for b.Loop() {
 		ops, err := PullEdit(p, fsys, disk, studio, []string{"Gravity"})
 		if err != nil || len(ops) != 1 {

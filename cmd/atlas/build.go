@@ -95,8 +95,8 @@ var pivotClasses = map[string]bool{
 // addRojoDefaults adds the properties Rojo adds to every instance it builds.
 func addRojoDefaults(root *dom.Instance) {
 	root.Walk(func(i *dom.Instance) bool {
-		if _, set := i.Properties["NeedsPivotMigration"]; pivotClasses[i.ClassName] && !set {
-			i.Properties["NeedsPivotMigration"] = dom.Bool(false)
+		if _, set := i.Properties.Lookup("NeedsPivotMigration"); pivotClasses[i.ClassName] && !set {
+			i.Properties.Set("NeedsPivotMigration", dom.Bool(false))
 		}
 		return true
 	})

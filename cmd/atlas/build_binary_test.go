@@ -44,8 +44,8 @@ func TestBuildBinaryMatchesXML(t *testing.T) {
 			// Rojo's default: every Model gets NeedsPivotMigration = false.
 			for _, r := range trees[0] {
 				r.Walk(func(i *dom.Instance) bool {
-					if pivotClasses[i.ClassName] && i.Properties["NeedsPivotMigration"] != dom.Bool(false) {
-						t.Errorf("%s %s has NeedsPivotMigration %v, want false", i.ClassName, i.Name, i.Properties["NeedsPivotMigration"])
+					if pivotClasses[i.ClassName] && i.Properties.Get("NeedsPivotMigration") != dom.Bool(false) {
+						t.Errorf("%s %s has NeedsPivotMigration %v, want false", i.ClassName, i.Name, i.Properties.Get("NeedsPivotMigration"))
 					}
 					return true
 				})
@@ -66,8 +66,8 @@ func treeDiff(a, b []*dom.Instance) string {
 		if x.Name != y.Name || x.ClassName != y.ClassName {
 			return x.Name + " vs " + y.Name
 		}
-		for k, v := range x.Properties {
-			if w, ok := y.Properties[k]; !ok || (v.Type() != "Ref" && !dom.Equal(v, w)) {
+		for k, v := range x.Properties.All() {
+			if w, ok := y.Properties.Lookup(k); !ok || (v.Type() != "Ref" && !dom.Equal(v, w)) {
 				return x.Path() + "/" + x.Name + "." + k
 			}
 		}

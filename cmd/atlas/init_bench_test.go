@@ -23,7 +23,7 @@ func BenchmarkInitFrom50k(b *testing.B) {
 		count++
 		for j := 0; j < 5 && count < 5000; j++ {
 			m := dom.New(fmt.Sprintf("Module%d", j), "ModuleScript")
-			m.Properties["Source"] = dom.String(fmt.Sprintf("return %d\n", i*10+j))
+			m.Properties.Set("Source", dom.String(fmt.Sprintf("return %d\n", i*10+j)))
 			f.AddChild(m)
 			count++
 		}
@@ -34,7 +34,7 @@ func BenchmarkInitFrom50k(b *testing.B) {
 		count++
 		for j := 0; j < 8 && count < 50_000; j++ {
 			p := dom.New("Part", "Part")
-			p.Properties["Size"] = dom.Vector3{4, 1, float32(j)}
+			p.Properties.Set("Size", dom.Vector3{4, 1, float32(j)})
 			m.AddChild(p)
 			count++
 		}

@@ -20,27 +20,27 @@ func benchPlace(n int) []*dom.Instance {
 	count := 2
 	for m := 0; count < n; m++ {
 		model := dom.New(fmt.Sprintf("Model%d", m), "Model")
-		model.Properties["WorldPivotData"] = dom.OptionalCFrame{CFrame: &dom.CFrame{Position: [3]float32{float32(m), 0, 0}, Orientation: dom.IdentityCFrame.Orientation}}
+		model.Properties.Set("WorldPivotData", dom.OptionalCFrame{CFrame: &dom.CFrame{Position: [3]float32{float32(m), 0, 0}, Orientation: dom.IdentityCFrame.Orientation}})
 		ws.AddChild(model)
 		count++
 		for p := 0; p < 8 && count < n; p++ {
 			part := dom.New("Part", "Part")
-			part.Properties["CFrame"] = dom.CFrame{Position: [3]float32{f(1000), f(100), f(1000)}, Orientation: rotated.Orientation}
+			part.Properties.Set("CFrame", dom.CFrame{Position: [3]float32{f(1000), f(100), f(1000)}, Orientation: rotated.Orientation})
 			if p%2 == 0 {
-				part.Properties["CFrame"] = dom.CFrame{Position: [3]float32{f(1000), f(100), f(1000)}, Orientation: dom.IdentityCFrame.Orientation}
+				part.Properties.Set("CFrame", dom.CFrame{Position: [3]float32{f(1000), f(100), f(1000)}, Orientation: dom.IdentityCFrame.Orientation})
 			}
-			part.Properties["Size"] = dom.Vector3{f(10), f(10), f(10)}
-			part.Properties["Color"] = dom.Color3{f(1), f(1), f(1)}
-			part.Properties["Anchored"] = dom.Bool(true)
-			part.Properties["Material"] = dom.Enum(256 + p)
-			part.Properties["Transparency"] = dom.Float32(0)
-			part.Properties["Attributes"] = dom.Attributes{"Hp": dom.Float64(float64(p * 10))}
+			part.Properties.Set("Size", dom.Vector3{f(10), f(10), f(10)})
+			part.Properties.Set("Color", dom.Color3{f(1), f(1), f(1)})
+			part.Properties.Set("Anchored", dom.Bool(true))
+			part.Properties.Set("Material", dom.Enum(256+p))
+			part.Properties.Set("Transparency", dom.Float32(0))
+			part.Properties.Set("Attributes", dom.Attributes{"Hp": dom.Float64(float64(p * 10))})
 			model.AddChild(part)
 			count++
 		}
 		if m%10 == 0 && count < n {
 			s := dom.New("Script", "Script")
-			s.Properties["Source"] = dom.String(fmt.Sprintf("-- model %d\nlocal part = script.Parent.Part\nprint(part.Name, %d)\n", m, m))
+			s.Properties.Set("Source", dom.String(fmt.Sprintf("-- model %d\nlocal part = script.Parent.Part\nprint(part.Name, %d)\n", m, m)))
 			ss.AddChild(s)
 			count++
 		}

@@ -318,14 +318,14 @@ func (d *decoder) prop(r *reader) (string, error) {
 		v := vals[i]
 		switch v := v.(type) {
 		case refValue:
-			if _, dup := inst.Properties[canon]; !dup {
-				inst.Properties[canon] = dom.Ref(nilRef)
+			if _, dup := inst.Properties.Lookup(canon); !dup {
+				inst.Properties.Set(canon, dom.Ref(nilRef))
 				d.refs = append(d.refs, pendingRef{inst: inst, prop: canon, ref: int32(v)})
 			}
 			continue
 		case contentObject:
-			if _, dup := inst.Properties[canon]; !dup {
-				inst.Properties[canon] = dom.Content{Kind: "None"}
+			if _, dup := inst.Properties.Lookup(canon); !dup {
+				inst.Properties.Set(canon, dom.Content{Kind: "None"})
 				d.refs = append(d.refs, pendingRef{inst: inst, prop: canon, ref: int32(v), content: true})
 			}
 			continue
@@ -343,8 +343,8 @@ func (d *decoder) prop(r *reader) (string, error) {
 		if !keep {
 			name = file
 		}
-		if _, dup := inst.Properties[name]; !dup {
-			inst.Properties[name] = v
+		if _, dup := inst.Properties.Lookup(name); !dup {
+			inst.Properties.Set(name, v)
 		}
 	}
 	return what, nil
@@ -459,9 +459,9 @@ func (d *decoder) finish() ([]*dom.Instance, error) {
 		t, ok := d.byRef[p.ref]
 		switch {
 		case p.content && ok:
-			p.inst.Properties[p.prop] = dom.Content{Kind: "Object", Value: t.ID}
+			p.inst.Properties.Set(p.prop, dom.Content{Kind: "Object", Value: t.ID})
 		case ok:
-			p.inst.Properties[p.prop] = dom.Ref(t.ID)
+			p.inst.Properties.Set(p.prop, dom.Ref(t.ID))
 		}
 	}
 	return roots, nil

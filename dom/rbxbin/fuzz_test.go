@@ -20,7 +20,7 @@ func FuzzDecode(f *testing.F) {
 		dom.NumberSequence{{Time: 0, Value: 1}}, dom.ColorSequence{{Time: 0}}, dom.Int64(-5), dom.UDim2{},
 	} {
 		in := dom.New("Thing", "Folder")
-		in.Properties["Custom"] = v
+		in.Properties.Set("Custom", v)
 		f.Add(encode(f, Options{Uncompressed: true}, in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

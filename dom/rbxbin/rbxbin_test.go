@@ -169,7 +169,7 @@ func TestRoundTripValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := dom.New("Thing", tt.class)
-			in.Properties[tt.prop] = tt.value
+			in.Properties.Set(tt.prop, tt.value)
 			want := snapshot([]*dom.Instance{in})
 			for _, mode := range []string{"lz4", "raw", "zstd"} {
 				data := encode(t, Options{Uncompressed: mode == "raw"}, in)
@@ -188,7 +188,7 @@ func TestRoundTripValues(t *testing.T) {
 func TestEncodeNoBinaryForm(t *testing.T) {
 	for _, v := range []dom.Value{dom.Vector2int16{1, 2}, dom.Region3{}, dom.Region3int16{}, dom.EnumItem{EnumType: "Material", Value: 256}} {
 		in := dom.New("Thing", "Folder")
-		in.Properties["Custom"] = v
+		in.Properties.Set("Custom", v)
 		var b bytes.Buffer
 		err := Encode(&b, []*dom.Instance{in})
 		if err == nil || b.Len() != 0 {
@@ -205,27 +205,27 @@ func buildTree() *dom.Instance {
 	for i := range 3 {
 		p := dom.New("Part", "Part")
 		p.ID = dom.ChildID(root.ID, "Part", i)
-		p.Properties["Size"] = dom.Vector3{float32(i), 1, 2}
-		p.Properties["Anchored"] = dom.Bool(i%2 == 0)
-		p.Properties["Color"] = dom.Color3{float32(i) / 2, 0, 1}
+		p.Properties.Set("Size", dom.Vector3{float32(i), 1, 2})
+		p.Properties.Set("Anchored", dom.Bool(i%2 == 0))
+		p.Properties.Set("Color", dom.Color3{float32(i) / 2, 0, 1})
 		if i == 1 {
-			p.Properties["Material"] = dom.Enum(512)
-			p.Properties["Tags"] = dom.Tags{"a", "b"}
+			p.Properties.Set("Material", dom.Enum(512))
+			p.Properties.Set("Tags", dom.Tags{"a", "b"})
 		}
 		root.AddChild(p)
 	}
-	root.Properties["PrimaryPart"] = dom.Ref(root.Children[2].ID)
+	root.Properties.Set("PrimaryPart", dom.Ref(root.Children[2].ID))
 	f := dom.New("Stuff", "Folder")
 	root.AddChild(f)
 	s := dom.New("Main", "Script")
-	s.Properties["Source"] = dom.String("print('hello')\n")
+	s.Properties.Set("Source", dom.String("print('hello')\n"))
 	f.AddChild(s)
 	ov := dom.New("Link", "ObjectValue")
-	ov.Properties["Value"] = dom.Ref(f.ID + "") // f has no ID: a nil ref
-	ov.Properties["Value"] = dom.Ref(root.Children[0].ID)
+	ov.Properties.Set("Value", dom.Ref(f.ID+"")) // f has no ID: a nil ref
+	ov.Properties.Set("Value", dom.Ref(root.Children[0].ID))
 	f.AddChild(ov)
 	ov2 := dom.New("Dangling", "ObjectValue")
-	ov2.Properties["Value"] = dom.Ref("ffffffffffffffffffffffffffffffff")
+	ov2.Properties.Set("Value", dom.Ref("ffffffffffffffffffffffffffffffff"))
 	f.AddChild(ov2)
 	return root
 }
@@ -238,12 +238,12 @@ func refPaths(roots []*dom.Instance) {
 	}
 	for _, r := range roots {
 		r.Walk(func(i *dom.Instance) bool {
-			for k, v := range i.Properties {
+			for k, v := range i.Properties.All() {
 				if ref, ok := v.(dom.Ref); ok {
 					if t, ok := byID[string(ref)]; ok {
-						i.Properties[k] = dom.String("ref:" + t.Path() + "/" + t.Name)
+						i.Properties.Set(k, dom.String("ref:"+t.Path()+"/"+t.Name))
 					} else {
-						i.Properties[k] = dom.String("ref:nil")
+						i.Properties.Set(k, dom.String("ref:nil"))
 					}
 				}
 			}
@@ -256,10 +256,10 @@ func refPaths(roots []*dom.Instance) {
 // lacking a property its class-mates have): those equal the database default.
 func dropDefaults(bin, want []*dom.Instance) {
 	for i := range bin {
-		for k, v := range bin[i].Properties {
-			if _, ok := want[i].Properties[k]; !ok && v.Type() != "Ref" {
+		for k, v := range bin[i].Properties.All() {
+			if _, ok := want[i].Properties.Lookup(k); !ok && v.Type() != "Ref" {
 				if zero := defaultValue(bin[i].ClassName, k, mustType(v)); dom.Equal(zero, v) {
-					delete(bin[i].Properties, k)
+					bin[i].Properties.Delete(k)
 				}
 			}
 		}
@@ -297,8 +297,8 @@ func TestSameTreeAsXML(t *testing.T) {
 	}
 	// The parts that lacked Material and Tags got the defaults.
 	p0 := decode(t, encode(t, Options{}, tree))[0].Children[0]
-	if p0.Properties["Material"] != dom.Enum(256) {
-		t.Errorf("Part 0 Material = %v, want the default Plastic (256)", p0.Properties["Material"])
+	if p0.Properties.Get("Material") != dom.Enum(256) {
+		t.Errorf("Part 0 Material = %v, want the default Plastic (256)", p0.Properties.Get("Material"))
 	}
 }
 

@@ -92,7 +92,7 @@ func (d *decoder) document(root *node) ([]*dom.Instance, error) {
 	}
 	for _, p := range d.refs {
 		if t, ok := d.byReferent[p.referent]; ok {
-			p.inst.Properties[p.prop] = dom.Ref(t.ID)
+			p.inst.Properties.Set(p.prop, dom.Ref(t.ID))
 		}
 	}
 	return roots, nil
@@ -159,8 +159,8 @@ func (d *decoder) properties(n *node, inst *dom.Instance) error {
 		}
 		canon, p := canonicalName(inst.ClassName, file)
 		if c.name == "Ref" {
-			if _, dup := inst.Properties[canon]; !dup {
-				inst.Properties[canon] = dom.Ref(nilRef)
+			if _, dup := inst.Properties.Lookup(canon); !dup {
+				inst.Properties.Set(canon, dom.Ref(nilRef))
 				d.refs = append(d.refs, pendingRef{inst, canon, strings.TrimSpace(string(c.text))})
 			}
 			continue
@@ -181,8 +181,8 @@ func (d *decoder) properties(n *node, inst *dom.Instance) error {
 		if !keep {
 			canon = file
 		}
-		if _, dup := inst.Properties[canon]; !dup {
-			inst.Properties[canon] = v
+		if _, dup := inst.Properties.Lookup(canon); !dup {
+			inst.Properties.Set(canon, v)
 		}
 	}
 	return nil

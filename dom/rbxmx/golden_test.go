@@ -17,37 +17,37 @@ import (
 // goldenModel is the model of testdata/model.rbxmx.
 func goldenModel() *dom.Instance {
 	root := dom.New("Main", "Folder")
-	root.Properties["Attributes"] = dom.Attributes{"Version": dom.Float64(3), "Owner": dom.String("team-ünï")}
-	root.Properties["Tags"] = dom.Tags{"Generated"}
+	root.Properties.Set("Attributes", dom.Attributes{"Version": dom.Float64(3), "Owner": dom.String("team-ünï")})
+	root.Properties.Set("Tags", dom.Tags{"Generated"})
 
 	script := dom.New("Server", "Script")
-	script.Properties["Source"] = dom.String("local t = {[1] = {2}}\n" +
-		"print(t[1][1]) -- not the end: ]]>\n" +
-		"print(\"héllo, 世界 🙂\")\n" +
-		"\treturn nil\n")
-	script.Properties["RunContext"] = dom.Enum(1)
+	script.Properties.Set("Source", dom.String("local t = {[1] = {2}}\n"+
+		"print(t[1][1]) -- not the end: ]]>\n"+
+		"print(\"héllo, 世界 🙂\")\n"+
+		"\treturn nil\n"))
+	script.Properties.Set("RunContext", dom.Enum(1))
 	root.AddChild(script)
 
 	part := dom.New("Base", "Part")
-	part.Properties["Size"] = dom.Vector3{64, 1.2, 64}
-	part.Properties["Color"] = dom.Color3{163.0 / 255, 162.0 / 255, 165.0 / 255}
-	part.Properties["Material"] = dom.Enum(256)
-	part.Properties["CFrame"] = dom.CFrame{
+	part.Properties.Set("Size", dom.Vector3{64, 1.2, 64})
+	part.Properties.Set("Color", dom.Color3{163.0 / 255, 162.0 / 255, 165.0 / 255})
+	part.Properties.Set("Material", dom.Enum(256))
+	part.Properties.Set("CFrame", dom.CFrame{
 		Position:    [3]float32{0, -0.6, 10.5},
 		Orientation: [3][3]float32{{0.70710677, 0, 0.70710677}, {0, 1, 0}, {-0.70710677, 0, 0.70710677}},
-	}
-	part.Properties["Anchored"] = dom.Bool(true)
-	part.Properties["Transparency"] = dom.Float32(0.25)
-	part.Properties["Tags"] = dom.Tags{"Floor", "Static"}
-	part.Properties["Attributes"] = dom.Attributes{
+	})
+	part.Properties.Set("Anchored", dom.Bool(true))
+	part.Properties.Set("Transparency", dom.Float32(0.25))
+	part.Properties.Set("Tags", dom.Tags{"Floor", "Static"})
+	part.Properties.Set("Attributes", dom.Attributes{
 		"Spawn":    dom.Vector3{0, 5, 0},
 		"Friction": dom.Float64(0.5),
 		"Enabled":  dom.Bool(true),
-	}
+	})
 	root.AddChild(part)
 
 	value := dom.New("Greeting", "StringValue")
-	value.Properties["Value"] = dom.String("Hello, <world> & \"friends\"\nsecond line")
+	value.Properties.Set("Value", dom.String("Hello, <world> & \"friends\"\nsecond line"))
 	root.AddChild(value)
 	return root
 }
@@ -82,7 +82,7 @@ func dump(roots []*dom.Instance) string {
 		r.Walk(func(i *dom.Instance) bool {
 			fmt.Fprintf(&b, "%s (%s)\n", byID[i.ID], i.ClassName)
 			for _, name := range i.PropertyNames() {
-				v := i.Properties[name]
+				v := i.Properties.Get(name)
 				if ref, ok := v.(dom.Ref); ok {
 					target, found := byID[string(ref)]
 					if !found {
@@ -153,7 +153,7 @@ func TestDecodeStudioFile(t *testing.T) {
 		{target, "Value", dom.Ref(body.ID)},
 	}
 	for _, c := range checks {
-		if got := c.inst.Properties[c.prop]; !dom.Equal(got, c.want) {
+		if got := c.inst.Properties.Get(c.prop); !dom.Equal(got, c.want) {
 			t.Errorf("%s.%s = %#v, want %#v", c.inst.Name, c.prop, got, c.want)
 		}
 	}
@@ -169,7 +169,7 @@ func TestDecodeStudioFile(t *testing.T) {
 // the same text.
 func TestOutputIsStandardXML(t *testing.T) {
 	model := goldenModel()
-	model.Properties["Odd"] = dom.String("crlf\r\n tab\t quote\" apos' ]]> <&>")
+	model.Properties.Set("Odd", dom.String("crlf\r\n tab\t quote\" apos' ]]> <&>"))
 	data := encode(t, model)
 	d := xml.NewDecoder(bytes.NewReader(data))
 	var texts []string

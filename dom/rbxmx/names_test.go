@@ -46,13 +46,13 @@ func TestPropertyElements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.class+"."+tt.prop, func(t *testing.T) {
 			in := dom.New("x", tt.class)
-			in.Properties[tt.prop] = tt.value
+			in.Properties.Set(tt.prop, tt.value)
 			doc := string(encode(t, in))
 			if !strings.Contains(doc, "\t\t\t"+tt.want+"\n") && !strings.Contains(doc, "\t\t\t"+tt.want) {
 				t.Errorf("Encode(%s.%s = %#v) has no line %s:\n%s", tt.class, tt.prop, tt.value, tt.want, doc)
 			}
 			got := decode(t, []byte(doc))
-			if _, ok := got[0].Properties[tt.prop]; !ok {
+			if _, ok := got[0].Properties.Lookup(tt.prop); !ok {
 				t.Errorf("Decode did not map the file name back to %s: %v", tt.prop, got[0].PropertyNames())
 			}
 		})
@@ -61,9 +61,9 @@ func TestPropertyElements(t *testing.T) {
 
 func TestCompoundElements(t *testing.T) {
 	in := dom.New("x", "TextLabel")
-	in.Properties["FontFace"] = dom.Font{Family: "rbxasset://fonts/families/Arial.json", Weight: "Bold", Style: "Italic"}
-	in.Properties["Size"] = dom.UDim2{{Scale: 0.15625, Offset: 1337}, {Scale: -123, Offset: 456}}
-	in.Properties["SliceCenter"] = dom.Rect{{1, 2}, {3, 4}}
+	in.Properties.Set("FontFace", dom.Font{Family: "rbxasset://fonts/families/Arial.json", Weight: "Bold", Style: "Italic"})
+	in.Properties.Set("Size", dom.UDim2{{Scale: 0.15625, Offset: 1337}, {Scale: -123, Offset: 456}})
+	in.Properties.Set("SliceCenter", dom.Rect{{1, 2}, {3, 4}})
 	doc := string(encode(t, in))
 	for _, want := range []string{
 		"\t\t\t<Font name=\"FontFace\">\n" +
@@ -88,11 +88,11 @@ func TestCompoundElements(t *testing.T) {
 // A property and its alias share a file name: only the canonical one is written.
 func TestAliasWrittenOnce(t *testing.T) {
 	in := dom.New("x", "Part")
-	in.Properties["Size"] = dom.Vector3{1, 2, 3}
-	in.Properties["size"] = dom.Vector3{9, 9, 9}
-	in.Properties["Color3uint8"] = dom.Color3uint8{9, 9, 9}
-	in.Properties["Color"] = dom.Color3{0, 0, 1}
-	in.Properties["Name"] = dom.String("ignored: the instance's Name wins")
+	in.Properties.Set("Size", dom.Vector3{1, 2, 3})
+	in.Properties.Set("size", dom.Vector3{9, 9, 9})
+	in.Properties.Set("Color3uint8", dom.Color3uint8{9, 9, 9})
+	in.Properties.Set("Color", dom.Color3{0, 0, 1})
+	in.Properties.Set("Name", dom.String("ignored: the instance's Name wins"))
 	doc := string(encode(t, in))
 	for _, elem := range []string{`name="size"`, `name="Color3uint8"`, `name="Name"`} {
 		if n := strings.Count(doc, elem); n != 1 {
@@ -112,7 +112,7 @@ func TestAliasWrittenOnce(t *testing.T) {
 func TestPropertyOrder(t *testing.T) {
 	in := dom.New("x", "Part")
 	for _, p := range []string{"Transparency", "Anchored", "Size", "CanCollide", "Locked"} {
-		in.Properties[p] = dom.Bool(true)
+		in.Properties.Set(p, dom.Bool(true))
 	}
 	doc := string(encode(t, in))
 	var order []string
@@ -165,11 +165,11 @@ func TestRefs(t *testing.T) {
 	model.AddChild(wheel)
 	model.AddChild(link)
 	model.AssignIDs()
-	model.Properties["PrimaryPart"] = dom.Ref(body.ID)
-	link.Properties["Value"] = dom.Ref(wheel.ID)
+	model.Properties.Set("PrimaryPart", dom.Ref(body.ID))
+	link.Properties.Set("Value", dom.Ref(wheel.ID))
 	weld := dom.New("Weld", "WeldConstraint")
-	weld.Properties["Part0"] = dom.Ref(body.ID)
-	weld.Properties["Part1"] = dom.Ref(dom.ChildID(dom.RootID, "Elsewhere", 0)) // not in the document
+	weld.Properties.Set("Part0", dom.Ref(body.ID))
+	weld.Properties.Set("Part1", dom.Ref(dom.ChildID(dom.RootID, "Elsewhere", 0))) // not in the document
 	model.AddChild(weld)
 	model.AssignIDs()
 
@@ -193,7 +193,7 @@ func TestRefs(t *testing.T) {
 			{gWeld, "Part0", dom.Ref(gBody.ID)},
 			{gWeld, "Part1", nilRef},
 		} {
-			if got := c.inst.Properties[c.prop]; got != c.want {
+			if got := c.inst.Properties.Get(c.prop); got != c.want {
 				t.Errorf("%s: %s.%s = %v, want %v", stage, c.inst.Name, c.prop, got, c.want)
 			}
 		}
@@ -210,7 +210,7 @@ func TestRefs(t *testing.T) {
 
 	refs := CaptureRefs(got)
 	gm.AssignIDs()
-	if gm.Properties["PrimaryPart"] == dom.Ref(gBody.ID) {
+	if gm.Properties.Get("PrimaryPart") == dom.Ref(gBody.ID) {
 		t.Fatal("AssignIDs kept the provisional IDs; the test proves nothing")
 	}
 	refs.Rebind()
@@ -231,10 +231,10 @@ func TestRefsAcrossRoots(t *testing.T) {
 	game.AddChild(ws)
 	game.AddChild(rs)
 	game.AssignIDs()
-	ptr.Properties["Value"] = dom.Ref(target.ID)
+	ptr.Properties.Set("Value", dom.Ref(target.ID))
 
 	got := decode(t, encode(t, ws, rs))
-	if v := got[0].Children[0].Properties["Value"]; v != dom.Ref(got[1].Children[0].ID) {
+	if v := got[0].Children[0].Properties.Get("Value"); v != dom.Ref(got[1].Children[0].ID) {
 		t.Errorf("Pointer.Value = %v, want the decoded Target's ID %s", v, got[1].Children[0].ID)
 	}
 }

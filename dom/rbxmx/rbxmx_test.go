@@ -163,7 +163,7 @@ func TestRoundTripValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := dom.New("Thing", tt.class)
-			in.Properties[tt.prop] = tt.value
+			in.Properties.Set(tt.prop, tt.value)
 			data := encode(t, in)
 			got := decode(t, data)
 			if len(got) != 1 {
@@ -211,7 +211,7 @@ func TestRoundTripAttributeTypes(t *testing.T) {
 		}
 	}
 	in := dom.New("Thing", "Folder")
-	in.Properties["Attributes"] = attrs
+	in.Properties.Set("Attributes", attrs)
 	got := decode(t, encode(t, in))
 	if diff := cmp.Diff(snapshot([]*dom.Instance{in}), snapshot(got), equalValues); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
@@ -233,7 +233,7 @@ func TestRoundTripNames(t *testing.T) {
 
 func TestRoundTripClassAndPropertyNames(t *testing.T) {
 	in := dom.New("x", "Odd \"Class\" <&>\n")
-	in.Properties["odd \"name\" <&>\t\n"] = dom.String("v")
+	in.Properties.Set("odd \"name\" <&>\t\n", dom.String("v"))
 	got := decode(t, encode(t, in))
 	if diff := cmp.Diff(snapshot([]*dom.Instance{in}), snapshot(got), equalValues); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
@@ -246,9 +246,9 @@ func TestRoundTripTree(t *testing.T) {
 		s := dom.New(svc, svc)
 		for i := range 3 {
 			c := dom.New("Child", "Folder")
-			c.Properties["Tags"] = dom.Tags{svc}
+			c.Properties.Set("Tags", dom.Tags{svc})
 			g := dom.New(strings.Repeat("g", i), "StringValue")
-			g.Properties["Value"] = dom.String(svc)
+			g.Properties.Set("Value", dom.String(svc))
 			c.AddChild(g)
 			s.AddChild(c)
 		}
@@ -278,11 +278,11 @@ func TestEncodeDeterministic(t *testing.T) {
 		m := dom.New("M", "Model")
 		for _, n := range []string{"b", "a", "c"} {
 			p := dom.New(n, "Part")
-			p.Properties["Size"] = dom.Vector3{1, 2, 3}
-			p.Properties["Anchored"] = dom.Bool(true)
-			p.Properties["Material"] = dom.Enum(256)
-			p.Properties["Tags"] = dom.Tags{n}
-			p.Properties["Attributes"] = dom.Attributes{"z": dom.Bool(true), "a": dom.Float64(1), "m": dom.String(n)}
+			p.Properties.Set("Size", dom.Vector3{1, 2, 3})
+			p.Properties.Set("Anchored", dom.Bool(true))
+			p.Properties.Set("Material", dom.Enum(256))
+			p.Properties.Set("Tags", dom.Tags{n})
+			p.Properties.Set("Attributes", dom.Attributes{"z": dom.Bool(true), "a": dom.Float64(1), "m": dom.String(n)})
 			m.AddChild(p)
 		}
 		return m
@@ -297,7 +297,7 @@ func TestEncodeDeterministic(t *testing.T) {
 
 func TestEncodeNothingOnError(t *testing.T) {
 	in := dom.New("x", "Folder")
-	in.Properties["Bad"] = dom.EnumItem{EnumType: "Material", Value: 1}
+	in.Properties.Set("Bad", dom.EnumItem{EnumType: "Material", Value: 1})
 	var b bytes.Buffer
 	err := Encode(&b, []*dom.Instance{in})
 	if err == nil || !strings.Contains(err.Error(), "EnumItem") {
@@ -328,7 +328,7 @@ func TestEncodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := dom.New("x", "Folder")
-			in.Properties["P"] = tt.value
+			in.Properties.Set("P", tt.value)
 			err := Encode(&bytes.Buffer{}, []*dom.Instance{in})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "rbxmx: ") {
 				t.Errorf("Encode(%s) error = %v, want an rbxmx error mentioning %q", tt.name, err, tt.want)

@@ -42,7 +42,7 @@ func CaptureRefs(roots []*dom.Instance) Refs {
 	for _, r := range roots {
 		r.Walk(func(i *dom.Instance) bool {
 			for _, name := range i.PropertyNames() {
-				if ref, ok := i.Properties[name].(dom.Ref); ok {
+				if ref, ok := i.Properties.Get(name).(dom.Ref); ok {
 					if t, ok := byID[string(ref)]; ok {
 						refs = append(refs, refLink{i, name, t})
 					}
@@ -62,6 +62,6 @@ func CaptureRefs(roots []*dom.Instance) Refs {
 //	refs.Rebind()
 func (r Refs) Rebind() {
 	for _, l := range r {
-		l.inst.Properties[l.prop] = dom.Ref(l.target.ID)
+		l.inst.Properties.Set(l.prop, dom.Ref(l.target.ID))
 	}
 }

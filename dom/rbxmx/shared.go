@@ -36,7 +36,7 @@ type FileProp struct {
 // others are dropped: they hold the same property.
 func FileProps(i *dom.Instance) []FileProp {
 	props := make([]FileProp, 0, len(i.Properties))
-	for name, v := range i.Properties {
+	for name, v := range i.Properties.All() {
 		if v == nil {
 			continue
 		}

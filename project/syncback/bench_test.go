@@ -21,7 +21,7 @@ func benchPlace(n int) *dom.Instance {
 		count++
 		for j := 0; j < 5 && count < n/10; j++ {
 			m := dom.New(fmt.Sprintf("Module%d", j), "ModuleScript")
-			m.Properties["Source"] = dom.String(fmt.Sprintf("local M = {}\nfunction M.run() return %d end\nreturn M\n", i*10+j))
+			m.Properties.Set("Source", dom.String(fmt.Sprintf("local M = {}\nfunction M.run() return %d end\nreturn M\n", i*10+j)))
 			f.AddChild(m)
 			count++
 		}
@@ -32,9 +32,9 @@ func benchPlace(n int) *dom.Instance {
 		count++
 		for j := 0; j < 8 && count < n; j++ {
 			p := dom.New("Part", "Part")
-			p.Properties["Anchored"] = dom.Bool(true)
-			p.Properties["Size"] = dom.Vector3{4, 1, float32(j)}
-			p.Properties["CFrame"] = dom.CFrame{Position: [3]float32{float32(i), float32(j), 0}, Orientation: dom.IdentityCFrame.Orientation}
+			p.Properties.Set("Anchored", dom.Bool(true))
+			p.Properties.Set("Size", dom.Vector3{4, 1, float32(j)})
+			p.Properties.Set("CFrame", dom.CFrame{Position: [3]float32{float32(i), float32(j), 0}, Orientation: dom.IdentityCFrame.Orientation})
 			m.AddChild(p)
 			count++
 		}

@@ -28,9 +28,9 @@ func TestExtractOptionsAndEdges(t *testing.T) {
 	)
 	place.AssignIDs()
 	rs := place.FindChild("ReplicatedStorage")
-	rs.FindChild("Ptr").Properties["Value"] = dom.Ref(rs.FindChild("Target").ID)
+	rs.FindChild("Ptr").Properties.Set("Value", dom.Ref(rs.FindChild("Target").ID))
 	dup := rs.FindChild("Dup")
-	dup.FindChild("Ptr2").Properties["Value"] = dom.Ref(dup.FindChild("Target2").ID)
+	dup.FindChild("Ptr2").Properties.Set("Value", dom.Ref(dup.FindChild("Target2").ID))
 	dup.AddChild(inst("Target2", "Part", nil)) // dup becomes a model file, keeping its ref
 
 	res, err := Extract(place, Options{Services: []string{"ServerStorage", "ReplicatedStorage", "Teams"}})
@@ -69,7 +69,7 @@ func TestExtractOptionsAndEdges(t *testing.T) {
 		t.Errorf("ServerStorage loaded as %+v", got)
 	}
 	d := p.Root.Find("ReplicatedStorage", "Dup")
-	if d == nil || d.FindChild("Ptr2").Properties["Value"] != dom.Ref(d.FindChild("Target2").ID) {
+	if d == nil || d.FindChild("Ptr2").Properties.Get("Value") != dom.Ref(d.FindChild("Target2").ID) {
 		t.Errorf("the ref inside Dup.rbxm does not point at Target2")
 	}
 }
@@ -98,7 +98,7 @@ func TestExtractModelAndValueForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Root.ClassName != "Model" || p.Root.Find("Count").Properties["Value"] != dom.Int64(1337) {
+	if p.Root.ClassName != "Model" || p.Root.Find("Count").Properties.Get("Value") != dom.Int64(1337) {
 		t.Errorf("loaded %s %v", p.Root.ClassName, p.Root.Find("Count").Properties)
 	}
 }

@@ -273,7 +273,7 @@ func currentCamera(inst *dom.Instance) *dom.Instance {
 	if inst.ClassName != "Workspace" {
 		return nil
 	}
-	ref, ok := inst.Properties["CurrentCamera"].(dom.Ref)
+	ref, ok := inst.Properties.Get("CurrentCamera").(dom.Ref)
 	if !ok {
 		return nil
 	}
@@ -450,10 +450,10 @@ func pruned(inst *dom.Instance) *dom.Instance {
 	i := 0
 	c.Walk(func(x *dom.Instance) bool {
 		keep := propsFor(project.WritableProps(orig[i]))
-		if _, ok := orig[i].Properties["Source"]; ok {
-			keep["Source"] = orig[i].Properties["Source"] // a script's Source even when empty
+		if _, ok := orig[i].Properties.Lookup("Source"); ok {
+			keep["Source"] = orig[i].Properties.Get("Source") // a script's Source even when empty
 		}
-		for k, v := range orig[i].Properties {
+		for k, v := range orig[i].Properties.All() {
 			if _, ok := v.(dom.Ref); ok {
 				keep[k] = v
 			}
@@ -493,7 +493,7 @@ func (e *extractor) collectDroppedRefs(root *dom.Instance, want []string) {
 		}
 		c.Walk(func(i *dom.Instance) bool {
 			for _, k := range i.PropertyNames() {
-				r, ok := i.Properties[k].(dom.Ref)
+				r, ok := i.Properties.Get(k).(dom.Ref)
 				if !ok {
 					continue
 				}

@@ -14,7 +14,7 @@ import (
 func inst(name, class string, props dom.Properties, children ...*dom.Instance) *dom.Instance {
 	i := dom.New(name, class)
 	for k, v := range props {
-		i.Properties[k] = v
+		i.Properties.Set(k, v)
 	}
 	for _, c := range children {
 		i.AddChild(c)
@@ -102,9 +102,9 @@ func sameTree(t *testing.T, want, got *dom.Instance, services []string) {
 			if g.ClassName != w.ClassName {
 				t.Errorf("%s: class %s, want %s", w.Path(), g.ClassName, w.ClassName)
 			}
-			for k, v := range w.Properties {
+			for k, v := range w.Properties.All() {
 				if def, ok := reflection.Default(w.ClassName, k); ok {
-					if d, err := dom.Unmarshal(def); err == nil && dom.Equal(d, v) && g.Properties[k] == nil {
+					if d, err := dom.Unmarshal(def); err == nil && dom.Equal(d, v) && g.Properties.Get(k) == nil {
 						continue
 					}
 				}
@@ -114,12 +114,12 @@ func sameTree(t *testing.T, want, got *dom.Instance, services []string) {
 					}
 					continue
 				}
-				if !dom.Equal(v, g.Properties[k]) {
-					t.Errorf("%s.%s = %v, want %v", w.Path(), k, g.Properties[k], v)
+				if !dom.Equal(v, g.Properties.Get(k)) {
+					t.Errorf("%s.%s = %v, want %v", w.Path(), k, g.Properties.Get(k), v)
 				}
 			}
-			for k, v := range g.Properties {
-				if _, ok := w.Properties[k]; !ok && k != "RunContext" {
+			for k, v := range g.Properties.All() {
+				if _, ok := w.Properties.Lookup(k); !ok && k != "RunContext" {
 					t.Errorf("%s.%s = %v is not in the place", g.Path(), k, v)
 				}
 			}
