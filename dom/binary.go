@@ -513,11 +513,11 @@ func (d *Decoder) Instance() *Instance {
 	i.RawHash = d.String()
 	i.Handle = d.String()
 	n := d.Count(2)
-	i.Properties = make(Properties, n)
-	for range n {
-		name := d.String()
-		i.Properties.Set(name, d.Value())
+	props := make([]Property, n)
+	for k := range props {
+		props[k] = Property{d.String(), d.Value()}
 	}
+	i.Properties = MakeProps(props)
 	if n := d.Count(1); n > 0 {
 		i.Children = make([]*Instance, 0, n)
 		for range n {

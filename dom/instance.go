@@ -1,7 +1,6 @@
 package dom
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +52,7 @@ type Instance struct {
 	ID         string
 	Name       string
 	ClassName  string
-	Properties Properties
+	Properties Props
 	Children   []*Instance
 	Parent     *Instance
 
@@ -144,9 +143,9 @@ func (i *Instance) SetRefID(id string) {
 	}
 }
 
-// New returns an instance with an empty property map.
+// New returns an instance with no properties.
 func New(name, className string) *Instance {
-	return &Instance{Name: name, ClassName: Intern(className), Properties: Properties{}}
+	return &Instance{Name: name, ClassName: Intern(className)}
 }
 
 // internLen and internCount bound the strings Intern keeps, in length and number: class and
@@ -275,22 +274,14 @@ func (i *Instance) Count() int {
 
 // PropertyNames returns the property names, sorted.
 func (i *Instance) PropertyNames() []string {
-	names := make([]string, 0, len(i.Properties))
-	for k := range i.Properties.All() {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return i.Properties.Names()
 }
 
 // Clone deep-copies the subtree (values are immutable and shared); the copy has no parent.
 func (i *Instance) Clone() *Instance {
 	c := *i
 	c.Parent = nil
-	c.Properties = make(Properties, len(i.Properties))
-	for k, v := range i.Properties.All() {
-		c.Properties.Set(k, v)
-	}
+	c.Properties = i.Properties.Clone()
 	if i.node != nil {
 		n := *i.node
 		n.projectKeys = append([]string(nil), n.projectKeys...)
@@ -314,15 +305,8 @@ func IsScriptClass(className string) bool { return scriptClasses[className] }
 // IsScript reports whether i is a script.
 func (i *Instance) IsScript() bool { return scriptClasses[i.ClassName] }
 
-// DropProperty removes property name from x. A map left empty is replaced by a new
-// one: Go's maps keep the memory of the entries they once held, and an instance
-// whose only property was a script's text would hold it as long as it lives.
-func DropProperty(x *Instance, name string) {
-	x.Properties.Delete(name)
-	if len(x.Properties) == 0 {
-		x.Properties = Properties{}
-	}
-}
+// DropProperty removes property name from x.
+func DropProperty(x *Instance, name string) { x.Properties.Delete(name) }
 
 // Source returns the script's Source property and whether it is loaded.
 func (i *Instance) Source() (string, bool) {

@@ -664,24 +664,26 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource, known
 	return root, nil
 }
 
-// readRecord sets inst's properties from w, its Source from the host's copy when w
-// has sourceFrom (prev, by handle) or sourceHash (known, by blob id), and its Source
-// hash.
+// readRecord sets inst's properties from w (replacing any it has), its Source from the
+// host's copy when w has sourceFrom (prev, by handle) or sourceHash (known, by blob id),
+// and its Source hash.
 func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource, known map[string]dom.Value) error {
+	props := make([]dom.Property, 0, len(w.Properties)+1)
 	for name, raw := range w.Properties {
 		v, err := dom.Unmarshal(raw)
 		if err != nil {
 			return errcode.New(errcode.Internal, "studio sent a bad value for %s.%s: %v", w.Name, name, err)
 		}
-		inst.Properties.Set(name, v)
+		props = append(props, dom.Property{Name: dom.Intern(name), Value: v})
 	}
+	defer func() { inst.Properties = dom.MakeProps(props) }()
 	if w.SourceFrom != "" {
 		old, ok := prev[w.SourceFrom]
 		if !ok {
 			return errStaleReuse
 		}
 		if old.source != nil {
-			inst.Properties.Set("Source", old.source)
+			props = append(props, dom.Property{Name: "Source", Value: old.source})
 		}
 		inst.SourceHash = old.hash
 	} else if w.SourceHash != "" {
@@ -692,11 +694,15 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		// A known text the host let go (nil) is read again when it is needed
 		// (texts.go); the hash is all a plan compares.
 		if src != nil {
-			inst.Properties.Set("Source", src)
+			props = append(props, dom.Property{Name: "Source", Value: src})
 		}
 		inst.SourceHash = w.SourceHash
-	} else if src, ok := inst.Properties.Get("Source").(dom.String); ok {
-		inst.SourceHash = gitblob.HashString(string(src))
+	} else {
+		for _, p := range props {
+			if src, ok := p.Value.(dom.String); ok && p.Name == "Source" {
+				inst.SourceHash = gitblob.HashString(string(src))
+			}
+		}
 	}
 	return nil
 }
@@ -751,7 +757,6 @@ func applyDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 			structural = true
 		}
 		x.Name = w.Name
-		x.Properties = make(dom.Properties, len(w.Properties)+1)
 		x.SourceHash = ""
 		if err := readRecord(x, w, sources, known); err != nil {
 			return nil, nil, nil, err
@@ -825,7 +830,7 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 			// (an index may still hold the descendants of a subtree a delta removed)
 			return nil, nil, false
 		}
-		r := &dom.Instance{Name: w.Name, Properties: make(dom.Properties, len(w.Properties)+1)}
+		r := &dom.Instance{Name: w.Name}
 		if err := readRecord(r, w, sources, known); err != nil {
 			return nil, nil, false
 		}

@@ -52,7 +52,7 @@ func BenchmarkCompute10k(b *testing.B) {
 		return copyUp(x.Parent, x, &c)
 	}
 	script := *edited
-	script.Properties = dom.Properties{"Source": dom.String("return 'edited in Studio'\n")}
+	script.Properties = dom.PropsOf(dom.Properties{"Source": dom.String("return 'edited in Studio'\n")})
 	script.SourceHash, script.RawHash = "0123456789abcdef0123456789abcdef01234567", ""
 	studio = copyUp(edited.Parent, edited, &script)
 	for _, memo := range []bool{false, true} {

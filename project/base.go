@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -201,7 +200,7 @@ func (c *Cache) withScripts(edited map[string]string) *Project {
 			p := d.pathInFS(orig.FsPath)
 			if blob, ok := edited[p]; ok {
 				cp := *orig
-				cp.Properties = maps.Clone(orig.Properties)
+				cp.Properties = orig.Properties.Clone()
 				cp.Properties.Delete("Source")
 				cp.RawHash, cp.SourceHash = blob, ""
 				copied = &cp
@@ -224,7 +223,7 @@ func (c *Cache) withScripts(edited map[string]string) *Project {
 			// Its own map: a script can be above others (a project node with
 			// children), and texts are let go and read back per tree.
 			cp := *orig
-			cp.Properties = maps.Clone(orig.Properties)
+			cp.Properties = orig.Properties.Clone()
 			copied = &cp
 		}
 		copied.Children = kids

@@ -141,7 +141,7 @@ func exists(dir, name string) bool {
 // newInst builds a Studio instance: props, then children.
 func newInst(name, class string, props dom.Properties, children ...*dom.Instance) *dom.Instance {
 	inst := dom.New(name, class)
-	maps.Copy(inst.Properties, props)
+	inst.Properties = dom.PropsOf(props)
 	for _, c := range children {
 		inst.AddChild(c)
 	}

@@ -28,7 +28,7 @@ func snapshot(roots []*dom.Instance) []snap {
 	}
 	out := make([]snap, len(roots))
 	for i, r := range roots {
-		out[i] = snap{Class: r.ClassName, Name: r.Name, Props: r.Properties, Children: snapshot(r.Children)}
+		out[i] = snap{Class: r.ClassName, Name: r.Name, Props: r.Properties.Map(), Children: snapshot(r.Children)}
 	}
 	return out
 }

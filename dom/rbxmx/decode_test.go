@@ -127,7 +127,7 @@ func TestDecodeLenient(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, roots[0].Properties, equalValues); diff != "" {
+			if diff := cmp.Diff(tt.want, roots[0].Properties.Map(), equalValues); diff != "" {
 				t.Errorf("properties (-want +got):\n%s", diff)
 			}
 		})
@@ -147,11 +147,11 @@ func TestUnreadableBlobsRoundTrip(t *testing.T) {
 		"MaterialColors":      dom.BinaryString{0, 1, 2},
 		"AttributesSerialize": dom.BinaryString("\x01\x00\x00\x00\x01\x00\x00\x00a\x25\x01\x00\x00\x00"),
 	}
-	if diff := cmp.Diff(want, first[0].Properties, equalValues); diff != "" {
+	if diff := cmp.Diff(want, first[0].Properties.Map(), equalValues); diff != "" {
 		t.Errorf("Decode (-want +got):\n%s", diff)
 	}
 	again := decode(t, encode(t, first...))
-	if diff := cmp.Diff(want, again[0].Properties, equalValues); diff != "" {
+	if diff := cmp.Diff(want, again[0].Properties.Map(), equalValues); diff != "" {
 		t.Errorf("Decode(Encode(…)) (-want +got):\n%s", diff)
 	}
 }

@@ -101,7 +101,7 @@ func TestAliasWrittenOnce(t *testing.T) {
 	}
 	got := decode(t, []byte(doc))
 	want := dom.Properties{"Size": dom.Vector3{1, 2, 3}, "Color": dom.Color3{0, 0, 1}}
-	if diff := cmp.Diff(want, got[0].Properties, equalValues); diff != "" {
+	if diff := cmp.Diff(want, got[0].Properties.Map(), equalValues); diff != "" {
 		t.Errorf("decoded properties (-want +got):\n%s", diff)
 	}
 	if got[0].Name != "x" {

@@ -458,7 +458,7 @@ func pruned(inst *dom.Instance) *dom.Instance {
 				keep[k] = v
 			}
 		}
-		x.Properties = keep
+		x.Properties = dom.PropsOf(keep)
 		i++
 		return true
 	})
