@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -606,5 +607,62 @@ func TestParseTree(t *testing.T) {
 				t.Errorf("parseTree (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTreeCacheKeepsTheLatestCommit checks that the parsed trees a newer commit
+// replaced leave the cache, that the trees it shares stay (nothing read twice), and
+// that the older commit still reads right.
+func TestTreeCacheKeepsTheLatestCommit(t *testing.T) {
+	dir := newRepo(t)
+	writeFiles(t, dir, map[string]string{"a/x.lua": "return 1\n", "b/y.lua": "return 2\n", "b/c/z.lua": "return 3\n"})
+	first := commitAll(t, dir, "first")
+	writeFiles(t, dir, map[string]string{"a/x.lua": "return 10\n"})
+	second := commitAll(t, dir, "second")
+	treeOf := func(rev string) string { return strings.TrimSpace(runGit(t, dir, "rev-parse", rev)) }
+
+	r := discover(t, dir)
+	old, err := r.CommitFS(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CommitFS(second); err != nil {
+		t.Fatal(err)
+	}
+	cached := func(rev string) bool {
+		_, ok := r.trees[plumbing.NewHash(treeOf(rev))]
+		return ok
+	}
+	for rev, want := range map[string]bool{
+		second + "^{tree}": true, second + ":a": true, second + ":b": true, second + ":b/c": true,
+		first + "^{tree}": false, first + ":a": false,
+	} {
+		if got := cached(rev); got != want {
+			t.Errorf("tree %s cached: %v, want %v", rev, got, want)
+		}
+	}
+	// The root's a and b, a's x.lua, b's y.lua and c, c's z.lua: 6 entries in 4 trees.
+	if r.treeEntries != 6 || len(r.trees) != 4 {
+		t.Errorf("tree cache holds %d entries in %d trees, want 6 in 4", r.treeEntries, len(r.trees))
+	}
+	// The older snapshot still reads its own content.
+	got, err := fs.ReadFile(old, "a/x.lua")
+	if err != nil || string(got) != "return 1\n" {
+		t.Errorf("older commit's a/x.lua = %q, %v", got, err)
+	}
+	again, err := r.CommitFS(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fs.ReadFile(again, "b/c/z.lua"); err != nil || string(got) != "return 3\n" {
+		t.Errorf("older commit read again: b/c/z.lua = %q, %v", got, err)
+	}
+	if !cached(first+":a") || cached(second+":a") || !cached(second+":b") {
+		t.Error("after reading the older commit again, the cache does not hold exactly its trees")
+	}
+	for _, name := range []string{"a/x.lua/y", "a/nope", "b/c/", "./a"} {
+		if _, err := fs.Stat(again, name); err == nil {
+			t.Errorf("Stat(%q) found an entry", name)
+		}
 	}
 }

@@ -107,10 +107,11 @@ func (r *Repo) headTree() (map[string]*node, error) {
 		if err != nil {
 			return fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 		}
-		nodes, err = r.loadTree(c.TreeHash)
+		root, err := r.readRoot(c.TreeHash)
 		if err != nil {
 			return fmt.Errorf("read tree of HEAD: %w", err)
 		}
+		nodes = pathsOf(root)
 		return nil
 	})
 	return nodes, err
