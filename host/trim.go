@@ -130,3 +130,25 @@ func trim(log *slog.Logger) {
 	log.Debug("memory returned to the system", "ms", time.Since(start).Milliseconds(),
 		"heldMB", held>>20, "liveMB", live>>20, "nowMB", after>>20)
 }
+
+// gcPercent is the collector's target for a host process: a collection once the heap
+// has grown by half the live heap, where Go's default (100) waits for all of it.
+//
+// A host's heap is mostly trees that live as long as it does, and a whole load of
+// them (the first plan) allocates several times their size in passing. At the
+// default, those passing objects and the trees' own fill the same spans, and the
+// spans stay partly filled once the passing ones are gone: at 10k scripts the host
+// held 32 MB of such free space after its first plan, for 72 MB live. Collecting at
+// half the growth reuses the space sooner: 21 MB, and 123 MB resident instead of 136.
+// It costs a collection more often, each in proportion to the live heap.
+const gcPercent = 50
+
+// TuneGC sets the collector's target for a long-running host process (gcPercent),
+// unless the GOGC variable (read with getenv) sets one. It reports whether it set it.
+func TuneGC(getenv func(string) string) bool {
+	if getenv("GOGC") != "" {
+		return false
+	}
+	debug.SetGCPercent(gcPercent)
+	return true
+}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,5 +75,26 @@ func waitUntil(t *testing.T, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
 		}
+	}
+}
+
+// TestTuneGC checks that a host process collects at gcPercent, unless GOGC says
+// otherwise.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if !TuneGC(getenv) {
+		t.Error("TuneGC without GOGC did not set the target")
+	}
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("target after TuneGC = %d, want %d", got, gcPercent)
+	}
+	env["GOGC"] = "80"
+	if TuneGC(getenv) {
+		t.Error("TuneGC with GOGC set changed the target")
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("target after TuneGC with GOGC set = %d, want 100 (left as it was)", got)
 	}
 }

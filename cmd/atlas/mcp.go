@@ -95,6 +95,7 @@ func (a *app) serveMCP(ctx context.Context, eng host.Engine) error {
 // startOwnHost makes this process the project's host: on port (or a free one when
 // it is taken), so Studio's plugin can connect to it.
 func (a *app) startOwnHost(ctx context.Context, loc *project.Location, stateDir string, port int, logger *slog.Logger) (*host.Host, error) {
+	host.TuneGC(a.getenv)
 	h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: port, Version: Version, Kind: "mcp", Logger: logger, Prewarm: true})
 	if err != nil {
 		return nil, err

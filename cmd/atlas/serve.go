@@ -61,6 +61,7 @@ func (a *app) serveCommand() *cli.Command {
 			if err != nil {
 				return errcode.New(errcode.Usage, "%v", err).Reason(errcode.ReasonUsage, errcode.NextFixRequest)
 			}
+			host.TuneGC(a.getenv)
 			h, err := host.New(host.Options{Location: loc, StateDir: stateDir, Port: int(c.Int("port")), Version: Version, Kind: "serve", Logger: logger, Prewarm: true})
 			if err != nil {
 				return err
