@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 func truncate(b []byte) string {
@@ -23,15 +25,47 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
+var (
+	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	fieldsMet   sync.Map // reflect.Type → bool
+)
+
+// meetsFields reports whether decoding into a value of type t can meet a struct's
+// fields, where DisallowUnknownFields has something to refuse. A type that decodes
+// itself (json.Unmarshaler) meets none: the decoder's option does not reach it.
+func meetsFields(t reflect.Type) bool {
+	if v, ok := fieldsMet.Load(t); ok {
+		return v.(bool)
+	}
+	var meets func(t reflect.Type, depth int) bool
+	meets = func(t reflect.Type, depth int) bool {
+		if depth > 8 || t.Implements(unmarshaler) || reflect.PointerTo(t).Implements(unmarshaler) {
+			return depth > 8 // a deep type is left to the decoder
+		}
+		switch t.Kind() {
+		case reflect.Struct, reflect.Interface:
+			return true
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			return meets(t.Elem(), depth+1)
+		case reflect.Map:
+			return meets(t.Elem(), depth+1)
+		}
+		return false
+	}
+	m := meets(t.Elem(), 0)
+	fieldsMet.Store(t, m)
+	return m
+}
+
 // strict decodes into dst rejecting trailing data and null.
 func strict(body json.RawMessage, dst any) error {
 	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		return errors.New("null is not allowed")
 	}
-	switch dst.(type) {
-	case *bool, *string, *float64, *float32, *[]float64, *[]json.RawMessage:
+	if !meetsFields(reflect.TypeOf(dst)) {
 		// No fields to check: the plain decoder is enough and far cheaper (it also
-		// refuses trailing data).
+		// refuses trailing data). A Studio snapshot has thousands of vectors and
+		// colours: a decoder for each allocated about 3 KB.
 		return json.Unmarshal(body, dst)
 	}
 	d := json.NewDecoder(bytes.NewReader(body))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -774,6 +775,48 @@ func TestMarshalStringAsEncodingJSON(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Fatalf("Marshal(String(%q)) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// strict takes the plain decoder only where no struct field can be met, so an unknown
+// field is still refused wherever one can be.
+func TestStrictFields(t *testing.T) {
+	type font struct {
+		Family string `json:"family"`
+	}
+	for _, tc := range []struct {
+		dst  any
+		want bool
+	}{
+		{new([]*float64), false},
+		{new(map[string]json.RawMessage), false},
+		{new(vec3), false},
+		{new(mat3), false},
+		{new(string), false},
+		{new(font), true},
+		{new([]font), true},
+		{new(map[string]*font), true},
+		{new(any), true},
+	} {
+		if got := meetsFields(reflect.TypeOf(tc.dst)); got != tc.want {
+			t.Errorf("meetsFields(%T) = %v, want %v", tc.dst, got, tc.want)
+		}
+	}
+	var f []font
+	if err := strict([]byte(`[{"family": "a", "weight": 1}]`), &f); err == nil {
+		t.Error("an unknown field decoded")
+	}
+	var fs []*float64
+	if err := strict([]byte(`[1, 2, 3] x`), &fs); err == nil {
+		t.Error("trailing data decoded")
+	}
+	if v, err := Unmarshal([]byte(`{"Vector3": [1, 2.5, -3e2]}`)); err != nil || v != (Vector3{1, 2.5, -300}) {
+		t.Errorf("Vector3 = %v, %v", v, err)
+	}
+	for _, bad := range []string{`{"Vector3": [1, 2]}`, `{"Vector3": [1, null, 3]}`, `{"Vector3": [1, 2, 3] }x`, `{"Color3": [1e40, 0, 0]}`} {
+		if v, err := Unmarshal([]byte(bad)); err == nil {
+			t.Errorf("%s decoded as %v", bad, v)
 		}
 	}
 }
