@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
-	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -552,27 +550,4 @@ func (p *Properties) UnmarshalJSON(data []byte) error {
 	}
 	*p = out
 	return nil
-}
-
-// Get returns the value of property name, nil if there is none.
-func (p Properties) Get(name string) Value { return p[name] }
-
-// Lookup returns the value of property name and whether there is one.
-func (p Properties) Lookup(name string) (Value, bool) { v, ok := p[name]; return v, ok }
-
-// Set sets property name.
-func (p Properties) Set(name string, v Value) { p[name] = v }
-
-// Delete removes property name.
-func (p Properties) Delete(name string) { delete(p, name) }
-
-// All yields the properties in name order.
-func (p Properties) All() iter.Seq2[string, Value] {
-	return func(yield func(string, Value) bool) {
-		for _, k := range slices.Sorted(maps.Keys(p)) {
-			if !yield(k, p[k]) {
-				return
-			}
-		}
-	}
 }
