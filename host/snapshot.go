@@ -876,8 +876,8 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 }
 
 // cloneIndexed copies the tree x for a delta, noting every copy with a handle in
-// byHandle. The copies share their property maps with x: a cached tree is never
-// changed, and applyDelta gives the instances a delta sends maps of their own.
+// byHandle. The copies share their property lists with x: a cached tree is never
+// changed, and applyDelta gives the instances a delta sends lists of their own.
 func cloneIndexed(x *dom.Instance, byHandle map[string]*dom.Instance) *dom.Instance {
 	var clone func(x, parent *dom.Instance) *dom.Instance
 	clone = func(x, parent *dom.Instance) *dom.Instance {
