@@ -240,6 +240,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)
 	}
 	defer h.turn.give()
+	defer relaxGC()()
 	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
 		h.recoverLocked()
 		if pending, _ = h.journal.Pending(); len(pending) > 0 {

@@ -87,14 +87,27 @@ func TestTuneGC(t *testing.T) {
 	if !TuneGC(getenv) {
 		t.Error("TuneGC without GOGC did not set the target")
 	}
-	if got := debug.SetGCPercent(100); got != gcPercent {
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
 		t.Errorf("target after TuneGC = %d, want %d", got, gcPercent)
 	}
+	restore := relaxGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("target during an apply = %d, want 100", got)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("target after an apply = %d, want %d", got, gcPercent)
+	}
+	gcTuned.Store(false)
 	env["GOGC"] = "80"
 	if TuneGC(getenv) {
 		t.Error("TuneGC with GOGC set changed the target")
 	}
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("target after TuneGC with GOGC set = %d, want 100 (left as it was)", got)
+	}
+	relaxGC()()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("an apply with GOGC set left the target at %d, want 100", got)
 	}
 }
