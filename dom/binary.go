@@ -226,9 +226,9 @@ func (e *Encoder) Instance(i *Instance) error {
 	e.String(i.RawHash)
 	e.String(i.Handle)
 	e.Uvarint(uint64(len(i.Properties)))
-	for _, name := range i.PropertyNames() {
+	for name, v := range i.Properties.All() {
 		e.String(name)
-		if err := e.Value(i.Properties.Get(name)); err != nil {
+		if err := e.Value(v); err != nil {
 			return fmt.Errorf("%s.%s: %w", i.Name, name, err)
 		}
 	}

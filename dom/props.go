@@ -147,3 +147,52 @@ func (p *Props) UnmarshalJSON(data []byte) error {
 	*p = PropsOf(m)
 	return nil
 }
+
+// PropsBuilder collects properties in any order, keeping the first value of a name, and
+// makes them Props once: decoders that meet an instance's properties one by one would
+// otherwise copy its array for each new name (Props.Set).
+type PropsBuilder struct {
+	list []Property
+	seen map[string]bool // the names of list, once it is long
+}
+
+// builderScan is how long a list is searched for a name before a map keeps them.
+const builderScan = 16
+
+// Has reports whether name was added.
+func (b *PropsBuilder) Has(name string) bool {
+	if b.seen != nil {
+		return b.seen[name]
+	}
+	for _, p := range b.list {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Add adds property name unless it was added already, and reports whether it did.
+func (b *PropsBuilder) Add(name string, v Value) bool {
+	if b.Has(name) {
+		return false
+	}
+	b.list = append(b.list, Property{name, v})
+	switch {
+	case b.seen != nil:
+		b.seen[name] = true
+	case len(b.list) > builderScan:
+		b.seen = make(map[string]bool, 2*len(b.list))
+		for _, p := range b.list {
+			b.seen[p.Name] = true
+		}
+	}
+	return true
+}
+
+// Props returns the properties added, and empties b.
+func (b *PropsBuilder) Props() Props {
+	p := MakeProps(b.list)
+	*b = PropsBuilder{}
+	return p
+}

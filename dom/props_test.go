@@ -3,6 +3,7 @@ package dom
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +83,27 @@ func TestMakePropsAndJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"A": 1}`), &back); err == nil {
 		t.Error("an untagged value decoded")
+	}
+}
+
+// A builder keeps the first value of a name, short or long, and makes sorted Props.
+func TestPropsBuilder(t *testing.T) {
+	for _, n := range []int{3, builderScan + 10} {
+		var b PropsBuilder
+		for i := n - 1; i >= 0; i-- {
+			if !b.Add(string(rune('A'+i)), Int32(i)) {
+				t.Fatalf("n=%d: Add of a new name refused", n)
+			}
+		}
+		if b.Add("B", Int32(100)) || !b.Has("B") || b.Has("b") {
+			t.Errorf("n=%d: a repeated name was added, or Has is wrong", n)
+		}
+		p := b.Props()
+		if len(p) != n || p.Get("B") != Int32(1) || !slices.IsSortedFunc(p, func(x, y Property) int { return strings.Compare(x.Name, y.Name) }) {
+			t.Errorf("n=%d: Props = %v", n, p)
+		}
+		if b.Has("A") || len(b.Props()) != 0 {
+			t.Errorf("n=%d: the builder is not empty after Props", n)
+		}
 	}
 }

@@ -146,11 +146,13 @@ func (pf *PlaceFile) Tree() *dom.Instance {
 	var conv func(n *PlaceNode) *dom.Instance
 	conv = func(n *PlaceNode) *dom.Instance {
 		i := dom.New(n.Name, n.ClassName)
+		props := make([]dom.Property, 0, len(n.Properties))
 		for k, v := range n.Properties {
 			if v != nil {
-				i.Properties.Set(k, v)
+				props = append(props, dom.Property{Name: k, Value: v})
 			}
 		}
+		i.Properties = dom.MakeProps(props)
 		for _, c := range n.Children {
 			i.AddChild(conv(c))
 		}

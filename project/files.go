@@ -525,13 +525,15 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 	if props == nil {
 		props = m.PropsOld
 	}
+	list := make([]dom.Property, 0, len(props)+1)
 	for _, prop := range sortedKeys(props) {
 		v, err := dom.ResolveValue(*class, prop, props[prop])
 		if err != nil {
 			return nil, l.errf(p, "%sproperties.%s: %v", where, prop, err)
 		}
-		inst.Properties.Set(dom.Intern(prop), v)
+		list = append(list, dom.Property{Name: dom.Intern(prop), Value: v})
 	}
+	inst.Properties = dom.MakeProps(list)
 	if m.Attributes != nil {
 		attrs, err := dom.ResolveAttributes(m.Attributes)
 		if err != nil {

@@ -82,6 +82,7 @@ func DecodeMeta(r io.Reader) ([]*dom.Instance, map[string]string, error) {
 type class struct {
 	name  string
 	insts []*dom.Instance
+	props []dom.PropsBuilder // of insts, made Props by finish
 }
 
 type decoder struct {
@@ -314,18 +315,20 @@ func (d *decoder) prop(r *reader) (string, error) {
 			typ = "Enum"
 		}
 	}
+	if c.props == nil {
+		c.props = make([]dom.PropsBuilder, len(c.insts))
+	}
 	for i, inst := range c.insts {
 		v := vals[i]
+		props := &c.props[i]
 		switch v := v.(type) {
 		case refValue:
-			if _, dup := inst.Properties.Lookup(canon); !dup {
-				inst.Properties.Set(canon, dom.Ref(nilRef))
+			if props.Add(canon, dom.Ref(nilRef)) {
 				d.refs = append(d.refs, pendingRef{inst: inst, prop: canon, ref: int32(v)})
 			}
 			continue
 		case contentObject:
-			if _, dup := inst.Properties.Lookup(canon); !dup {
-				inst.Properties.Set(canon, dom.Content{Kind: "None"})
+			if props.Add(canon, dom.Content{Kind: "None"}) {
 				d.refs = append(d.refs, pendingRef{inst: inst, prop: canon, ref: int32(v), content: true})
 			}
 			continue
@@ -343,9 +346,7 @@ func (d *decoder) prop(r *reader) (string, error) {
 		if !keep {
 			name = file
 		}
-		if _, dup := inst.Properties.Lookup(name); !dup {
-			inst.Properties.Set(name, v)
-		}
+		props.Add(name, v)
 	}
 	return what, nil
 }
@@ -454,6 +455,12 @@ func (d *decoder) finish() ([]*dom.Instance, error) {
 		if !parented[inst] {
 			roots = append(roots, inst)
 		}
+	}
+	for _, c := range d.classes {
+		for i := range c.props {
+			c.insts[i].Properties = c.props[i].Props()
+		}
+		c.props = nil
 	}
 	for _, p := range d.refs {
 		t, ok := d.byRef[p.ref]

@@ -152,6 +152,11 @@ func (d *decoder) item(n *node) (*dom.Instance, error) {
 }
 
 func (d *decoder) properties(n *node, inst *dom.Instance) error {
+	var props dom.PropsBuilder
+	for name, v := range inst.Properties.All() {
+		props.Add(name, v)
+	}
+	defer func() { inst.Properties = props.Props() }()
 	for _, c := range n.children {
 		file, ok := c.attr("name")
 		if !ok {
@@ -159,8 +164,7 @@ func (d *decoder) properties(n *node, inst *dom.Instance) error {
 		}
 		canon, p := canonicalName(inst.ClassName, file)
 		if c.name == "Ref" {
-			if _, dup := inst.Properties.Lookup(canon); !dup {
-				inst.Properties.Set(canon, dom.Ref(nilRef))
+			if props.Add(canon, dom.Ref(nilRef)) {
 				d.refs = append(d.refs, pendingRef{inst, canon, strings.TrimSpace(string(c.text))})
 			}
 			continue
@@ -181,9 +185,7 @@ func (d *decoder) properties(n *node, inst *dom.Instance) error {
 		if !keep {
 			canon = file
 		}
-		if _, dup := inst.Properties.Lookup(canon); !dup {
-			inst.Properties.Set(canon, v)
-		}
+		props.Add(canon, v)
 	}
 	return nil
 }
