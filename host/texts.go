@@ -171,10 +171,10 @@ func (t *texts) read(x *dom.Instance) error {
 		if serr != nil {
 			return serr
 		}
-		if gitblob.HashString(res.Source) != x.SourceHash {
+		if actual := gitblob.HashString(res.Source); actual != x.SourceHash {
 			return errcode.New(errcode.PreconditionFailed, "%s changed in Studio after the plan was recomputed", x.Path()).
 				Reason(errcode.ReasonStudioMoved, errcode.NextReplan).
-				With("failures", []map[string]any{{"path": x.Path(), "field": "studioHash", "expected": x.SourceHash, "actual": gitblob.HashString(res.Source)}})
+				With("failures", []map[string]any{{"path": x.Path(), "field": "studioHash", "expected": x.SourceHash, "actual": actual}})
 		}
 		t.set(x, res.Source)
 		return nil

@@ -220,8 +220,8 @@ func (c *Cache) withScripts(edited map[string]string) *Project {
 			return copied
 		}
 		if copied == nil {
-			// Its own map: a script can be above others (a project node with
-			// children), and texts are let go and read back per tree.
+			// Its own property list: a script can be above others (a project
+			// node with children), and texts are let go and read back per tree.
 			cp := *orig
 			cp.Properties = orig.Properties.Clone()
 			copied = &cp
