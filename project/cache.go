@@ -61,6 +61,9 @@ type CacheStats struct {
 	Reused int
 	// Files is the number of records, and Parsed how many files the last load read.
 	Files, Parsed int
+	// Ahead is how many of the files read were read ahead of the load, on other
+	// goroutines (a load without records: ahead.go).
+	Ahead int
 }
 
 // racySlack widens the racy window for file systems with coarse timestamps (FAT
@@ -209,7 +212,7 @@ func (c *Cache) loadAll(mode validation) (*Project, error) {
 			delete(c.records, k)
 		}
 	}
-	c.stats = CacheStats{Full: true, Files: len(c.records), Parsed: c.parsed(m)}
+	c.stats = CacheStats{Full: true, Files: len(c.records), Parsed: c.parsed(m), Ahead: m.tookAhead}
 	c.finish(m, p, err)
 	return p, err
 }

@@ -561,3 +561,82 @@ func countOpaque(p *project.Project) int {
 	})
 	return n
 }
+
+// TestCacheReadAhead: a first load reads its files ahead on other goroutines
+// (scripts, text, meta and model files), and gives what Load gives. In order, every
+// such file of the default rules is read ahead; a file a sync rule reads as another
+// kind, a link and an ignored folder are left to the loader, and errors are the
+// loader's own.
+func TestCacheReadAhead(t *testing.T) {
+	defer project.SetReadAheadInOrder(true)()
+	dir := t.TempDir()
+	e := &editor{t: t, dir: dir}
+	e.write("default.project.json", `{
+  "name": "ahead",
+  "globIgnorePaths": ["src/ignored/**"],
+  "syncRules": [{ "pattern": "*.notes.luau", "use": "text" }],
+  "tree": { "$className": "DataModel", "ReplicatedStorage": { "$path": "src" } }
+}`)
+	want := 0
+	for i := range 40 {
+		d := fmt.Sprintf("src/pkg%d", i%7)
+		e.write(fmt.Sprintf("%s/mod%d.server.luau", d, i), fmt.Sprintf("print(%d)\r\n", i))
+		e.write(fmt.Sprintf("%s/mod%d.meta.json", d, i), `{"properties": {"Disabled": false}, "attributes": {"N": 1}}`)
+		e.write(fmt.Sprintf("%s/part%d.model.json", d, i), `{"className": "Part", "properties": {"Size": [1, 2, 3]}, "children": [{"name": "A", "className": "Attachment"}]}`)
+		e.write(fmt.Sprintf("%s/value%d.txt", d, i), fmt.Sprintf("value %d", i))
+		want += 4
+	}
+	e.write("src/init.meta.json", "{ // JSONC\n \"ignoreUnknownInstances\": true, }")
+	e.write("src/pkg1/readme.notes.luau", "a script read as text by a sync rule")
+	e.write("src/ignored/skip.luau", "return 'ignored'")
+	want++ // init.meta.json
+	if err := os.Symlink("mod0.server.luau", filepath.Join(dir, "src/pkg0/link.luau")); err != nil {
+		t.Fatal(err)
+	}
+	fsys := project.DirFS(dir)
+	opts := project.Options{DirName: "ahead"}
+	c := project.NewCache(fsys, "default.project.json", opts)
+	got, gotErr := c.Load()
+	wantP, wantErr := project.Load(fsys, "default.project.json", opts)
+	if !sameLoad(t, "first load", got, gotErr, wantP, wantErr, nil) || gotErr != nil {
+		t.Fatalf("first load: %v", gotErr)
+	}
+	if st := c.Stats(); st.Ahead != want {
+		t.Errorf("%d files were read ahead, want %d (%+v)", st.Ahead, want, st)
+	}
+	// The records made ahead serve the next load as the loader's own would (it
+	// compares the contents of these files, written within its racy window).
+	got, gotErr = c.Load()
+	sameLoad(t, "second load", got, gotErr, wantP, wantErr, nil)
+	if st := c.Stats(); st.Ahead != 0 {
+		t.Errorf("a load with records read %d files ahead, want none", st.Ahead)
+	}
+
+	// A file that fails is read again by the loader, which reports it.
+	for _, bad := range []struct{ path, data string }{
+		{"src/pkg3/part3.model.json", `{"className": "Part", "properties": {"Size": "big"}}`},
+		{"src/pkg4/mod4.meta.json", `[1]`},
+		{"src/pkg5/value5.txt", "\xff"},
+		{"src/pkg6/mod6.server.luau", "\xfe"},
+	} {
+		old, err := os.ReadFile(filepath.Join(dir, bad.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.write(bad.path, bad.data)
+		c := project.NewCache(fsys, "default.project.json", opts)
+		_, gotErr := c.Load()
+		_, wantErr := project.Load(fsys, "default.project.json", opts)
+		if gotErr == nil || wantErr == nil || gotErr.Error() != wantErr.Error() {
+			t.Fatalf("with %s: error %v, want Load's %v", bad.path, gotErr, wantErr)
+		}
+		e.write(bad.path, string(old))
+	}
+}
+
+// TestCacheReadAheadTestdata loads every test project cold with every file read
+// ahead in order, and compares each with Load (errors included).
+func TestCacheReadAheadTestdata(t *testing.T) {
+	defer project.SetReadAheadInOrder(true)()
+	TestCacheLoadTestdata(t)
+}

@@ -22,7 +22,9 @@ func (f *osFS) readStat(name string) ([]byte, fileStat, bool, error) {
 	}
 	var fd int
 	err := retry(func() (err error) {
-		fd, err = syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		// O_NONBLOCK: a named pipe in a regular file's place does not block the
+		// open (it is then not read); a regular file reads as without it.
+		fd, err = syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		return err
 	})
 	if err != nil {

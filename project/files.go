@@ -23,6 +23,9 @@ func (l *loader) snapshotDir(ctx *context, dir string) (*dom.Instance, error) {
 		return nil, err
 	}
 	defer leave()
+	if l.mem != nil && l.mem.ahead != nil {
+		l.mem.ahead.enter(dir)
+	}
 	name := path.Base(dir)
 	if dir == "" {
 		name = l.opts.DirName
@@ -234,10 +237,9 @@ func (l *loader) fileInstance(ctx *context, p string, u use, name string) (*dom.
 		inst.Properties.Set("Contents", dom.String(rec.text))
 	case useText:
 		rec, err := l.file(p, recText, func(rec *record, data []byte) error {
-			if !utf8.Valid(data) {
+			if !setText(rec, data) {
 				return l.errf(p, "the file is not valid UTF-8")
 			}
-			rec.text, rec.hasText = string(data), true
 			return nil
 		})
 		if err != nil {
@@ -265,6 +267,9 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 		}
 	}
 	rec := l.cached(p, recScript)
+	if rec == nil {
+		rec = l.ahead(p, recScript) // nil unless read ahead, with its text
+	}
 	if rec == nil || !rec.hasText && !textDroppable(p) {
 		var data []byte
 		var err error
@@ -300,6 +305,16 @@ func (l *loader) loadScriptSource(inst *dom.Instance, p string) error {
 	return nil
 }
 
+// setText fills a text file's record from its bytes; false when they are not
+// UTF-8.
+func setText(rec *record, data []byte) bool {
+	if !utf8.Valid(data) {
+		return false
+	}
+	rec.text, rec.hasText = string(data), true
+	return true
+}
+
 // NormalizeSource is what Rojo does to a script file's text: every CRLF becomes LF; a
 // lone CR, a BOM and trailing newlines are kept.
 func NormalizeSource(text string) string {
@@ -329,6 +344,9 @@ func (l *loader) meta(p string) (*metaRecord, error) {
 	if rec := l.cached(p, recMeta); rec != nil {
 		return rec.meta, nil
 	}
+	if rec := l.ahead(p, recMeta); rec != nil {
+		return rec.meta, nil
+	}
 	rec, data, err := l.readRecord(p, recMeta)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -337,21 +355,29 @@ func (l *loader) meta(p string) (*metaRecord, error) {
 		}
 		return nil, l.errf(p, "cannot read: %v", unwrapPathError(err))
 	}
-	raw, err := l.parseJSONC(p, data)
-	if err != nil {
+	if err := l.parseMeta(p, rec, data); err != nil {
 		return nil, err
 	}
+	l.keep(p, rec)
+	return rec.meta, nil
+}
+
+// parseMeta fills rec from a meta file's bytes.
+func (l *loader) parseMeta(p string, rec *record, data []byte) error {
+	raw, err := l.parseUnordered(p, data)
+	if err != nil {
+		return err
+	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return nil, l.errf(p, "a meta file must be a JSON object")
+		return l.errf(p, "a meta file must be a JSON object")
 	}
 	var m metaFile
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, l.errf(p, "%v", err)
+		return l.errf(p, "%v", err)
 	}
 	rec.meta = &metaRecord{className: m.ClassName, ignoreUnknown: m.IgnoreUnknownInstances, id: m.ID,
 		rawProps: m.Properties, rawAttrs: m.Attributes}
-	l.keep(p, rec)
-	return rec.meta, nil
+	return nil
 }
 
 // metaProps resolves a meta file's properties for class, once per class.
@@ -456,43 +482,58 @@ type modelNode struct {
 
 func (l *loader) jsonModel(p, name string) (*dom.Instance, error) {
 	var inst *dom.Instance
-	rec, err := l.file(p, recModel, func(rec *record, data []byte) error {
-		rec.model = &modelRecord{}
-		if len(bytes.TrimSpace(data)) == 0 {
-			rec.model.empty = true // an empty model file is no instance and no error
-			return nil
-		}
-		raw, err := l.parseJSONC(p, data)
-		if err != nil {
-			return err
-		}
-		start := len(l.warnings)
-		if inst, err = l.modelInstance(p, raw, name, "", true); err != nil {
-			return err
-		}
-		inst.Kind = dom.KindModel
-		rec.model.warnings = append([]string(nil), l.warnings[start:]...)
-		if l.mem != nil && l.mem.records != nil {
-			// Kept in binary form: a parsed tree is many times larger, and
-			// decoding it is far cheaper than parsing the JSON again.
-			var e dom.Encoder
-			if err := e.Instance(inst); err != nil {
-				return l.errf(p, "%v", err)
-			}
-			rec.model.tree = bytes.Clone(e.Bytes())
-		}
-		return nil
+	rec, err := l.file(p, recModel, func(rec *record, data []byte) (err error) {
+		inst, err = l.parseModel(p, name, rec, data, l.mem != nil && l.mem.records != nil)
+		return err
 	})
 	if err != nil || inst != nil || rec.model.empty {
 		return inst, err
 	}
 	l.warnings = append(l.warnings, rec.model.warnings...)
+	if inst = rec.model.fresh; inst != nil {
+		// Parsed ahead of the load (ahead.go): its first use takes the tree itself.
+		rec.model.fresh = nil
+		inst.Name = name
+		return inst, nil
+	}
 	d := dom.NewDecoder(rec.model.tree)
 	inst = d.Instance()
 	if d.Err() != nil {
 		return nil, l.errf(p, "cached model: %v", d.Err())
 	}
 	inst.Name = name
+	return inst, nil
+}
+
+// parseModel fills rec from a .model.json file's bytes and returns its instance
+// (nil for an empty file). With keep, the record holds the tree in binary form for
+// later loads.
+func (l *loader) parseModel(p, name string, rec *record, data []byte, keep bool) (*dom.Instance, error) {
+	rec.model = &modelRecord{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		rec.model.empty = true // an empty model file is no instance and no error
+		return nil, nil
+	}
+	raw, err := l.parseUnordered(p, data)
+	if err != nil {
+		return nil, err
+	}
+	start := len(l.warnings)
+	inst, err := l.modelInstance(p, raw, name, "", true)
+	if err != nil {
+		return nil, err
+	}
+	inst.Kind = dom.KindModel
+	rec.model.warnings = append([]string(nil), l.warnings[start:]...)
+	if keep {
+		// Kept in binary form: a parsed tree is many times larger, and decoding it
+		// is far cheaper than parsing the JSON again.
+		var e dom.Encoder
+		if err := e.Instance(inst); err != nil {
+			return nil, l.errf(p, "%v", err)
+		}
+		rec.model.tree = bytes.Clone(e.Bytes())
+	}
 	return inst, nil
 }
 

@@ -202,6 +202,13 @@ func loadWith(fsys fs.FS, file string, opts Options, mem *memo) (*Project, error
 	if opts.RecordFiles {
 		l.files = map[*dom.Instance][]string{}
 	}
+	if a := startReadAhead(l); a != nil {
+		mem.ahead = a
+		defer func() {
+			a.stopAndWait()
+			mem.ahead = nil
+		}()
+	}
 
 	name := ""
 	base := path.Base(file)
@@ -401,7 +408,19 @@ func (l *loader) readText(p string) (string, error) {
 
 // parseJSONC parses a JSON-family file, turning syntax errors into located errors.
 func (l *loader) parseJSONC(p string, data []byte) (json.RawMessage, error) {
-	raw, err := format.ParseJSONC(data)
+	return l.parseWith(format.ParseJSONC, p, data)
+}
+
+// parseUnordered is parseJSONC for a file whose objects are only read into maps
+// and structs (format.ParseJSONCUnordered).
+func (l *loader) parseUnordered(p string, data []byte) (json.RawMessage, error) {
+	return l.parseWith(format.ParseJSONCUnordered, p, data)
+}
+
+// parseWith parses file p's bytes with parse, turning a syntax error into an error
+// located in the file.
+func (l *loader) parseWith(parse func([]byte) (json.RawMessage, error), p string, data []byte) (json.RawMessage, error) {
+	raw, err := parse(data)
 	if err != nil {
 		var se *format.SyntaxError
 		if errors.As(err, &se) {

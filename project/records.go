@@ -81,6 +81,9 @@ type modelRecord struct {
 	empty    bool
 	tree     []byte
 	warnings []string
+	// fresh is the tree parsed ahead of the load (ahead.go), until the load
+	// takes it.
+	fresh *dom.Instance
 }
 
 // validation says how a load decides that a record still describes its file.
@@ -127,7 +130,10 @@ type memo struct {
 	symlink bool // the load went through a symlink
 
 	inputs *inputs
-	made   int // files read
+	// ahead reads files ahead of a load without records (ahead.go); nil when not.
+	ahead     *readAhead
+	made      int // files read
+	tookAhead int // records taken from ahead
 	// checked holds, by path, whether a record was found valid by checks made
 	// before the load (in parallel, see Cache.check).
 	checked map[string]bool
@@ -374,6 +380,9 @@ func (l *loader) file(p string, k recKind, parse func(rec *record, data []byte) 
 		return nil, err
 	}
 	if rec := l.cached(p, k); rec != nil {
+		return rec, nil
+	}
+	if rec := l.ahead(p, k); rec != nil {
 		return rec, nil
 	}
 	rec, data, err := l.readRecord(p, k)

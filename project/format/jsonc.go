@@ -52,6 +52,41 @@ func ParseJSONC(data []byte) (json.RawMessage, error) {
 	return json.RawMessage(buf.Bytes()), nil
 }
 
+// ParseJSONCUnordered is ParseJSONC for a document whose objects are read into maps
+// and structs only, never in the order of their keys (a model file, a meta file).
+// Standard JSON comes back as it is, without the rewrite; a repeated key then stays
+// repeated, and encoding/json takes its last value, as ParseJSONC does. Anything
+// else, and standard JSON that ParseJSONC would refuse or change in meaning (a lone
+// surrogate escape, a number out of a float64's range), goes through ParseJSONC.
+func ParseJSONCUnordered(data []byte) (json.RawMessage, error) {
+	if plainJSON(data) {
+		return data, nil
+	}
+	return ParseJSONC(data)
+}
+
+// plainJSON reports whether data is standard JSON, in UTF-8, that decodes to the same
+// values as ParseJSONC's output: no surrogate escape, no exponent, no run of digits a
+// float64 may not hold (it errs on the side of false).
+func plainJSON(data []byte) bool {
+	digits := 0
+	for i, c := range data {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits > 300 {
+				return false
+			}
+			continue
+		case (c == 'e' || c == 'E') && digits > 0:
+			return false // an exponent, or a word after a digit in a string
+		case c == 'u' && i > 0 && data[i-1] == '\\' && i+1 < len(data) && (data[i+1] == 'd' || data[i+1] == 'D'):
+			return false // \uDxxx: maybe a surrogate
+		}
+		digits = 0
+	}
+	return utf8.Valid(data) && json.Valid(data)
+}
+
 // ObjectKeys returns the keys of the JSON object raw in document order, a repeated
 // key as often as it appears. Applied to the output of ParseJSONC, which has merged
 // duplicates, it gives each key once, in the order the file first wrote it.

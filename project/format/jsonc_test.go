@@ -1,8 +1,11 @@
 package format
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -246,4 +249,78 @@ func FuzzParseJSONC(f *testing.F) {
 			t.Fatalf("PatchJSONCValue(%q) = %q, value mismatch (-want +got):\n%s", data, patched, diff)
 		}
 	})
+}
+
+// FuzzParseJSONCUnordered checks that standard JSON taken as it is decodes to what
+// ParseJSONC gives, and that both accept and refuse the same documents.
+func FuzzParseJSONCUnordered(f *testing.F) {
+	for _, seed := range []string{
+		`{"className":"Part","properties":{"Size":[1,2,3]}}`,
+		"{\n  \"a\": 1,\n  \"a\": 2\n}",
+		`{"a": {"b": 1, "b": {"c": [true, null]}}, "a": {"d": "x"}}`,
+		`["\ud83d\ude00", "\u00e9\/\n"]`,
+		`["\ud800x"]`,
+		`[1e400]`, `[1E2]`, `[0.5e-3]`, `"1e5"`,
+		`[` + strings.Repeat("9", 320) + `]`,
+		`{"a": 1,}`, `{"a": 1 // c
+}`, "\ufeff{}", "", " ", `{'a': 1}`, `[0x1F]`, "[\"\x01\"]", "[\"\xff\"]",
+		`{"\\u": 1}`, `{"a\\ud800": "\\\\ud800"}`, `-0`, `[-12.5, 0]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	decode := func(raw []byte) (any, error) {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var v any
+		err := d.Decode(&v)
+		return v, err
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, errWant := ParseJSONC(data)
+		got, errGot := ParseJSONCUnordered(data)
+		if (errWant == nil) != (errGot == nil) {
+			t.Fatalf("ParseJSONC error %v, ParseJSONCUnordered error %v, for %q", errWant, errGot, data)
+		}
+		if errWant != nil {
+			if errWant.Error() != errGot.Error() {
+				t.Fatalf("errors differ: %v and %v", errWant, errGot)
+			}
+			return
+		}
+		a, err := decode(want)
+		if err != nil {
+			t.Fatalf("ParseJSONC gave %q, which does not decode: %v", want, err)
+		}
+		b, err := decode(got)
+		if err != nil {
+			t.Fatalf("ParseJSONCUnordered gave %q, which does not decode: %v", got, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("for %q: ParseJSONC decodes to %#v, ParseJSONCUnordered to %#v", data, a, b)
+		}
+	})
+}
+
+// TestParseJSONCUnorderedTakesJSONAsItIs: standard JSON is not rewritten (the fast
+// path is taken), anything else is.
+func TestParseJSONCUnorderedTakesJSONAsItIs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		asIs bool
+	}{
+		{"{\n  \"className\": \"Part\",\n  \"properties\": { \"Size\": [1, 2.5, -3] }\n}", true},
+		{`{"a": "é \" \\ \/"}`, true},
+		{`{"a": 1e3}`, false},
+		{`{"a": "\ud83d\ude00"}`, false},
+		{`{"a": 1,}`, false},
+		{"{\"a\": 1} // c", false},
+	} {
+		got, err := ParseJSONCUnordered([]byte(c.in))
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if same := string(got) == c.in; same != c.asIs {
+			t.Errorf("%q: returned as it is = %v, want %v (got %q)", c.in, same, c.asIs, got)
+		}
+	}
 }
