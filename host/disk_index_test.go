@@ -42,6 +42,19 @@ func TestDiskIndexAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := h.DiskParsed()
+	// The index is written once the host is idle, not beside the first plan (its
+	// base tree would wait for the write).
+	indexes := func() int {
+		found, _ := filepath.Glob(filepath.Join(state, "projects", "*", "disk.index"))
+		return len(found)
+	}
+	if indexes() != 0 {
+		t.Errorf("the index was written before the host was idle")
+	}
+	h.Idle()
+	if n := indexes(); n != 1 {
+		t.Errorf("%d indexes were written when the host was idle, want 1", n)
+	}
 	h.Close()
 
 	// While no host runs: a model and a meta file change, a script is added.

@@ -73,8 +73,9 @@ type diskCache struct {
 	// in between hosts, like git's index: a restarted host reads only the files
 	// whose stat data changed. It is written after the first load and on close.
 	index        string
-	indexWritten bool
-	writers      sync.WaitGroup // index writes in the background; close waits
+	// indexDue says a load made records the index does not have yet; the index is
+	// written once the host is idle (writeDueIndex), or as it stops.
+	indexDue, indexWritten bool
 
 	barrier  string // the barrier file
 	seen     uint64 // barrier writes observed
@@ -293,12 +294,9 @@ func (c *diskCache) load() (*project.Project, error) {
 	}
 	c.proj, c.projGen = p, gen
 	if !c.indexWritten {
-		c.indexWritten = true
-		c.writers.Add(1)
-		go func() {
-			defer c.writers.Done()
-			c.writeIndex()
-		}()
+		// Not now: the write holds loadMu, which the plan's base tree, built
+		// next, waits for.
+		c.indexDue = true
 	}
 	return p, nil
 }
@@ -347,6 +345,17 @@ func (c *diskCache) saveBase() {
 		c.log.Info("could not keep the base tree", "err", err)
 	} else if saved {
 		c.log.Debug("base tree kept", "ms", time.Since(started).Milliseconds())
+	}
+}
+
+// writeDueIndex writes the index after the host's first load, once.
+func (c *diskCache) writeDueIndex() {
+	c.mu.Lock()
+	due := c.indexDue && !c.indexWritten
+	c.indexWritten = c.indexWritten || due
+	c.mu.Unlock()
+	if due {
+		c.writeIndex()
 	}
 }
 
@@ -418,7 +427,6 @@ func (c *diskCache) close() {
 		c.w.Close()
 		c.loops.Wait()
 	}
-	c.writers.Wait()
 	c.writeIndex()
 }
 
