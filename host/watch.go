@@ -71,8 +71,9 @@ type diskCache struct {
 	bases                 map[project.BaseSource]int // where base trees came from
 	// index is the file (in the project's state dir) the cache's records are kept
 	// in between hosts, like git's index: a restarted host reads only the files
-	// whose stat data changed. It is written after the first load and on close.
-	index        string
+	// whose stat data changed. It is written when the host is first idle after its
+	// first load (writeDueIndex), and as the host stops.
+	index string
 	// indexDue says a load made records the index does not have yet; the index is
 	// written once the host is idle (writeDueIndex), or as it stops.
 	indexDue, indexWritten bool
