@@ -432,6 +432,11 @@ func computeScopeFrom(prev []*scopeFrag, trees ...*dom.Instance) (protocol.Snaps
 		if t == nil {
 			continue
 		}
+		if k > 0 && t == trees[k-1] {
+			// The base tree is the disk tree itself (HEAD holds the disk's files).
+			frags[k] = frags[k-1]
+			continue
+		}
 		walk(t, nil, "")
 		var old *scopeFrag
 		if k < len(prev) {
