@@ -39,8 +39,8 @@ type readAhead struct {
 	walked map[string]bool // folders walked or queued
 	// walking counts the roots queued or being walked.
 	walking int
-	stop   bool
-	wg     sync.WaitGroup
+	stop    bool
+	wg      sync.WaitGroup
 }
 
 // aheadWindow is how many files the workers may be ahead of the loader.
