@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // A collector gathers the partial frames of one call and merges them with the final
@@ -81,7 +83,7 @@ func newSliceCollector(result any) *sliceCollector {
 
 func (c *sliceCollector) add(seq int, result []byte) error {
 	elems := reflect.New(c.field.Type())
-	err := eachField(result, func(key, value []byte) error {
+	err := protocol.EachField(result, func(key, value []byte) error {
 		if string(key) != `"instances"` {
 			return nil
 		}

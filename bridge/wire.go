@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/atlas-rbx/atlas/protocol"
 )
@@ -74,7 +73,7 @@ func (a *assembler) finish(final []byte) ([]byte, error) {
 	var rest [][2][]byte // other fields: raw key, raw value
 	size := a.size + len(final) + len(a.parts) + 16
 	if trimmed := bytes.TrimSpace(final); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
-		err := eachField(final, func(key, value []byte) error {
+		err := protocol.EachField(final, func(key, value []byte) error {
 			if string(key) == `"instances"` {
 				elems, err := arrayContents(value)
 				own = elems
@@ -124,7 +123,7 @@ func (a *assembler) finish(final []byte) ([]byte, error) {
 // instancesOf returns the contents of the "instances" array of a result object.
 func instancesOf(result []byte) ([]byte, error) {
 	var elems []byte
-	err := eachField(result, func(key, value []byte) error {
+	err := protocol.EachField(result, func(key, value []byte) error {
 		if string(key) != `"instances"` {
 			return nil
 		}
@@ -147,10 +146,9 @@ func arrayContents(v []byte) ([]byte, error) {
 	return bytes.TrimSpace(v[1 : len(v)-1]), nil
 }
 
-// The frame scanner below finds the fields of a frame and the extent of its values
-// without decoding them, at memchr speed inside strings (which hold most of a
-// snapshot's bytes). It does not validate: every byte it passes on is validated by
-// the json.Unmarshal that decodes the caller's result.
+// A frame's fields are found with protocol.EachField, which does not validate:
+// every byte it passes on is validated by the json.Unmarshal that decodes the
+// caller's result.
 
 // frameHead is what dispatch needs of a frame; Result and Error point into the frame.
 type frameHead struct {
@@ -165,7 +163,7 @@ type frameHead struct {
 // scanFrame finds the fields of a response or partial frame.
 func scanFrame(data []byte) (frameHead, error) {
 	var h frameHead
-	err := eachField(data, func(key, value []byte) error {
+	err := protocol.EachField(data, func(key, value []byte) error {
 		switch string(key) {
 		case `"type"`:
 			return json.Unmarshal(value, &h.Type)
@@ -183,121 +181,4 @@ func scanFrame(data []byte) (frameHead, error) {
 		return nil
 	})
 	return h, err
-}
-
-// eachField calls fn with the raw key (quotes included) and raw value of each field
-// of the JSON object in data.
-func eachField(data []byte, fn func(key, value []byte) error) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return errors.New("not a JSON object")
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return errors.New("bad object key")
-		}
-		end, err := skipString(data, i)
-		if err != nil {
-			return err
-		}
-		key := data[i:end]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return errors.New("missing colon")
-		}
-		i = skipSpace(data, i+1)
-		end, err = skipValue(data, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, data[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errors.New("unterminated object")
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return nil
-		default:
-			return errors.New("bad object separator")
-		}
-	}
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string that starts at data[i] == '"'.
-func skipString(data []byte, i int) (int, error) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(data[j:], '"')
-		if k < 0 {
-			return 0, errors.New("unterminated string")
-		}
-		j += k
-		// The quote is escaped when an odd number of backslashes precede it.
-		n := 0
-		for b := j - 1; b > i && data[b] == '\\'; b-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j, nil
-		}
-	}
-}
-
-// skipValue returns the index just past the value that starts at data[i].
-func skipValue(data []byte, i int) (int, error) {
-	if i >= len(data) {
-		return 0, errors.New("missing value")
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); {
-			switch data[j] {
-			case '"':
-				end, err := skipString(data, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-			j++
-		}
-		return 0, errors.New("unterminated value")
-	default:
-		j := i
-		for j < len(data) && !strings.ContainsRune(",}] \t\n\r", rune(data[j])) {
-			j++
-		}
-		if j == i {
-			return 0, errors.New("missing value")
-		}
-		return j, nil
-	}
 }

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -71,7 +72,7 @@ func (s *SnapshotInstance) merge(f *SnapshotInstance, met uint8) {
 // escapes. False when encoding/json must decode it.
 func decodeInstance(data []byte, s *SnapshotInstance) (met uint8, ok bool) {
 	var seen uint8
-	ok = objectFields(data, func(key, value []byte) bool {
+	ok = eachOf(data, func(key, value []byte) bool {
 		var dst *string
 		var bit uint8
 		switch string(key) {
@@ -115,7 +116,7 @@ func decodeInstance(data []byte, s *SnapshotInstance) (met uint8, ok bool) {
 				return true
 			}
 			s.Properties = Values{}
-			return objectFields(value, func(key, value []byte) bool {
+			return eachOf(value, func(key, value []byte) bool {
 				name, ok := plainString(key)
 				if ok {
 					s.Properties[name] = json.RawMessage(append([]byte(nil), value...))
@@ -148,86 +149,16 @@ func plainString(v []byte) (string, bool) {
 	return string(body), true
 }
 
-// objectFields calls fn with the raw key (quotes included) and raw value of each
-// member of the JSON object data, which is valid JSON, in order; false when data is
-// not an object or fn returns false.
-func objectFields(data []byte, fn func(key, value []byte) bool) bool {
-	i := skipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipWS(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return true
-	}
-	for i < len(data) {
-		end := endOfString(data, i)
-		key := data[i:end]
-		i = skipWS(data, end)
-		i = skipWS(data, i+1) // the colon
-		end = endOfValue(data, i)
-		if !fn(key, data[i:end]) {
-			return false
-		}
-		i = skipWS(data, end)
-		if i >= len(data) || data[i] == '}' {
-			return true
-		}
-		i = skipWS(data, i+1) // the comma
-	}
-	return true
-}
+// errNotFast stops EachField where the fast decode gives way to encoding/json.
+var errNotFast = errors.New("not in the plugin's form")
 
-func skipWS(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// endOfString returns the index just past the string that starts at i.
-func endOfString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+// eachOf is EachField with fn saying whether to go on; false when data is not an
+// object or fn said no.
+func eachOf(data []byte, fn func(key, value []byte) bool) bool {
+	return EachField(data, func(key, value []byte) error {
+		if !fn(key, value) {
+			return errNotFast
 		}
-	}
-	return len(data)
-}
-
-// endOfValue returns the index just past the value that starts at i.
-func endOfValue(data []byte, i int) int {
-	if i >= len(data) {
-		return i
-	}
-	switch data[i] {
-	case '"':
-		return endOfString(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				i = endOfString(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(data)
-	}
-	for i < len(data) {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
+		return nil
+	}) == nil
 }

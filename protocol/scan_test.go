@@ -1,4 +1,4 @@
-package bridge
+package protocol
 
 import (
 	"encoding/json"
@@ -7,10 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fields lists an object's fields as eachField sees them, keys decoded.
+// fields lists an object's fields as EachField sees them, keys decoded.
 func fields(data []byte) (map[string]string, error) {
 	got := map[string]string{}
-	err := eachField(data, func(key, value []byte) error {
+	err := EachField(data, func(key, value []byte) error {
 		var k string
 		if err := json.Unmarshal(key, &k); err != nil {
 			return err
@@ -36,21 +36,21 @@ func TestEachField(t *testing.T) {
 	for _, tt := range tests {
 		got, err := fields([]byte(tt.in))
 		if err != nil {
-			t.Errorf("eachField(%s): %v", tt.in, err)
+			t.Errorf("EachField(%s): %v", tt.in, err)
 			continue
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("eachField(%s) mismatch (-want +got):\n%s", tt.in, diff)
+			t.Errorf("EachField(%s) mismatch (-want +got):\n%s", tt.in, diff)
 		}
 	}
 	for _, bad := range []string{``, `[]`, `{"a"}`, `{"a":1`, `{"a":"x}`, `{"a":[1}`, `{a:1}`, `{"a":1 "b":2}`} {
 		if _, err := fields([]byte(bad)); err == nil {
-			t.Errorf("eachField(%s) = nil error, want one", bad)
+			t.Errorf("EachField(%s) = nil error, want one", bad)
 		}
 	}
 }
 
-// FuzzEachField checks that for every JSON object eachField finds the same fields as
+// FuzzEachField checks that for every JSON object EachField finds the same fields as
 // encoding/json.
 func FuzzEachField(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":"\\\"","b":[{"c":"]"}]}`, `{"x":1e5,"y":null,"z":[true,false]}`} {
@@ -63,16 +63,16 @@ func FuzzEachField(f *testing.F) {
 		}
 		got, err := fields(data)
 		if err != nil {
-			t.Fatalf("eachField(%s): %v", data, err)
+			t.Fatalf("EachField(%s): %v", data, err)
 		}
 		// encoding/json keeps the last of duplicate keys, and so does fields.
 		for k, v := range want {
 			if got[k] != string(v) {
-				t.Errorf("eachField(%s)[%q] = %s, want %s", data, k, got[k], v)
+				t.Errorf("EachField(%s)[%q] = %s, want %s", data, k, got[k], v)
 			}
 		}
 		if len(got) != len(want) {
-			t.Errorf("eachField(%s) found %d fields, want %d", data, len(got), len(want))
+			t.Errorf("EachField(%s) found %d fields, want %d", data, len(got), len(want))
 		}
 	})
 }
