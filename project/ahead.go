@@ -12,8 +12,9 @@ import (
 
 // readAhead reads a first load's files before the loader asks for them, on other
 // goroutines, and parses them there: scripts (their text and hashes), text files,
-// meta files and JSON models. A load without records reads, hashes and parses every file, and
-// the loader's own walk, which builds the tree in order, is left with little else.
+// meta files and JSON models. A load without records reads, hashes and parses every
+// file, and the loader's own walk, which builds the tree in order, is left with
+// little else.
 //
 // The walk ahead lists the folders the loader enters, in the loader's order (byte
 // order, a folder's files and subfolders as they come), and never follows a link.
@@ -24,7 +25,7 @@ import (
 // read differently) is dropped with the load.
 type readAhead struct {
 	fsys     statReader
-	rel      *loader // a loader for errors and warnings: projDir only
+	rel      *loader // a loader for errors (its projDir only); a model gets its own, for warnings
 	racyFrom int64
 
 	mu    sync.Mutex
@@ -36,7 +37,7 @@ type readAhead struct {
 	// aheadWindow of it, and skip what it has left behind.
 	taken  int
 	roots  []string        // folders to walk, in the order the loader entered them
-	walked map[string]bool // folders walked or queued
+	walked map[string]bool // the roots walked or queued (enter skips what is below one)
 	// walking counts the roots queued or being walked.
 	walking int
 	stop    bool
@@ -176,9 +177,6 @@ func (a *readAhead) walkDir(dir string) bool {
 			if !flush() {
 				return false
 			}
-			a.mu.Lock()
-			a.walked[p] = true
-			a.mu.Unlock()
 			if !a.walkDir(p) {
 				return false
 			}
@@ -231,8 +229,8 @@ func (a *readAhead) work() {
 	}
 }
 
-// read makes it's record; nil when the loader should read it itself (an error it
-// reports in its own words, a file no longer regular).
+// read makes the record of the file it names; nil when the loader should read the file
+// itself (an error it reports in its own words, a file no longer regular).
 func (a *readAhead) read(it *aheadItem) *record {
 	data, st, ok, err := a.fsys.readStat(it.path)
 	if !ok || err != nil {
