@@ -190,11 +190,11 @@ func (h *Host) Start(ctx context.Context) (err error) {
 
 // idle is the work left for when the host has been idle a moment (the trimmer runs
 // it): the disk index after the first load, and the base tree a plan built from a
-// commit, go to the state dir, for a restarted host; the trees let go of the script texts that can be read again
-// (texts.go); git's object cache is emptied. It reports whether it let go of
-// anything, for the trimmer to give back. Not when a command holds the Studio lock
-// or waits for it; one that comes meanwhile waits for the write (0.7 s at 50,000
-// scripts).
+// commit, go to the state dir, for a restarted host; the trees let go of the script
+// texts that can be read again (texts.go); git's object cache is emptied. It reports
+// whether it let go of anything, for the trimmer to give back. Not when a command
+// holds the Studio lock or waits for it; one that comes meanwhile waits for the
+// writes (0.7 s for the base tree at 50,000 scripts).
 func (h *Host) idle() (freed bool) {
 	if h.ctx == nil {
 		return false
