@@ -581,3 +581,24 @@ func BenchmarkInitialPlace(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkPackPlace is the last step of BenchmarkInitialPlace alone: the place
+// written in the packed form the emulator loads.
+func BenchmarkPackPlace(b *testing.B) {
+	benchProject(b)
+	h, err := host.New(host.Options{Location: bench.loc, StateDir: b.TempDir(), Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	pf, err := h.InitialPlace()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "place"+host.PackedPlaceExt)
+	for b.Loop() {
+		if err := host.WritePackedPlace(path, pf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

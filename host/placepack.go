@@ -150,7 +150,11 @@ func (p *packer) node(n *PlaceNode) error {
 	p.str(n.ClassName)
 	p.str("properties") // dom.Properties writes {} for nil too
 	p.object(len(n.Properties))
-	for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
+	keys := maps.Keys(n.Properties)
+	if len(n.Properties) > 1 {
+		keys = slices.Values(slices.Sorted(keys)) // (one key needs no sorting, nor a slice)
+	}
+	for k := range keys {
 		p.str(k)
 		if err := p.value(k, n.Properties[k]); err != nil {
 			return fmt.Errorf("%s.%s: %w", n.Name, k, err)
@@ -204,6 +208,12 @@ func (p *packer) value(key string, v dom.Value) error {
 		p.text(string(s)) // checked above
 		return nil
 	}
+	if p.scalar(v) {
+		return nil
+	}
+	if a, ok := v.(dom.Attributes); ok && p.attributes(a) {
+		return nil
+	}
 	b, err := dom.Marshal(v)
 	if err != nil {
 		return err
@@ -227,6 +237,63 @@ func (p *packer) value(key string, v dom.Value) error {
 		p.values[string(b)] = slices.Clone(p.b[start:])
 	}
 	return nil
+}
+
+// scalar packs v, a tagged value whose payload is one JSON number or boolean, as its
+// JSON would decode ({"Enum": 1} with the number as a float64), without writing the
+// JSON; false when v is of another type, or a number JSON cannot hold. (Float32 goes
+// through its JSON: it is written in float32's shortest digits, which read back as
+// another float64 than the float32's own.)
+func (p *packer) scalar(v dom.Value) bool {
+	var f float64
+	switch x := v.(type) {
+	case dom.Enum:
+		f = float64(x)
+	case dom.Int32:
+		f = float64(x)
+	case dom.Int64:
+		f = float64(x)
+	case dom.Float64:
+		if math.IsInf(float64(x), 0) || math.IsNaN(float64(x)) {
+			return false
+		}
+		f = float64(x)
+	case dom.Bool:
+		p.object(1)
+		p.text("Bool")
+		p.boolean(bool(x))
+		return true
+	default:
+		return false
+	}
+	p.object(1)
+	p.text(v.Type())
+	p.number(f)
+	return true
+}
+
+// attributes packs a, as its JSON would decode ({"Attributes": {name: tagged value}}),
+// each value as value packs it; false, having packed nothing, when a name is not
+// valid UTF-8 (the JSON would write it otherwise).
+func (p *packer) attributes(a dom.Attributes) bool {
+	for k := range a {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	start := len(p.b)
+	p.object(1)
+	p.text("Attributes")
+	p.object(len(a))
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		p.text(k)
+		// (an attribute is never a script's Source: no blob id)
+		if err := p.value("", a[k]); err != nil {
+			p.b = p.b[:start]
+			return false
+		}
+	}
+	return true
 }
 
 // any packs a value json.Unmarshal gave.

@@ -105,6 +105,17 @@ func TestPackedPlaceIsItsJSON(t *testing.T) {
 				"Size": dom.Vector3{1, 2.5, -3}, "Color": dom.Color3{0.1, 0.2, 0.3}, "Anchored": dom.Bool(true),
 				"Transparency": dom.Float32(0.5),
 			}},
+			// numbers and booleans packed without their JSON: each as the JSON reads back
+			{Name: "Numbers", ClassName: "Folder", Properties: dom.Properties{
+				"I32": dom.Int32(-7), "I64": dom.Int64(1<<62 + 1), "Big": dom.Float64(1e300), "Tenth": dom.Float64(0.1),
+				"Zero": dom.Float64(math.Copysign(0, -1)), "No": dom.Bool(false), "Mode": dom.Enum(4294967295),
+				"Inf": dom.Float64(math.Inf(1)), "F32": dom.Float32(0.1),
+				"Attributes": dom.Attributes{"Source": dom.String("not a script's"), "Nested": dom.Vector3{1, 2, 3}, "Index": dom.Float64(3),
+					"Flag": dom.Bool(true), "Bytes\xff": dom.String("\xfe")},
+			}},
+			{Name: "Attributed", ClassName: "Folder", Properties: dom.Properties{
+				"Attributes": dom.Attributes{"Index": dom.Float64(4), "Empty": dom.String(""), "Bad": dom.String("\xfe\xff")},
+			}},
 			{Name: "Nothing", ClassName: "Folder"},
 		}},
 	}
