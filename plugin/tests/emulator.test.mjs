@@ -630,6 +630,31 @@ return c.ConnectionState.Name`;
         rt.stop();
       }
     }],
+    ['resumes a wait at the next step after a frame of work, and at the next sixtieth after less, never in its own frame', async () => {
+      // real time, with a clock the test moves (shared.t; read through a local, as Luau
+      // resolves shared.t itself once, when a chunk loads): each call is a frame
+      const rt = await createRuntime({ log: () => {} });
+      const run = async (code) => (await rt.call('eval', `local S = shared ${code}`, 'frames'))[1];
+      await run('S.t = 0 __mock.Scheduler.setClock(function() return S.t end)');
+      // a frame that began at 0 and worked 30 ms (more than a sixtieth) before the wait
+      await run('S.t = 0');
+      // (a step run within the frame, as the frame's own step runs)
+      const inFrame = await run('S.t = 0.03 task.spawn(function() task.wait() S.first = S.t end) __mock.Scheduler.step() return S.first');
+      assertEqual(inFrame, null, 'not resumed in the frame it yielded in');
+      await new Promise((r) => setTimeout(r, 30)); // the step Node runs next is a new frame
+      assertEqual(await run('return S.first'), 0.03, 'resumed at the next step, with no more time passed');
+      // a frame that began at 1 and worked 5 ms: the next Heartbeat is at 61/60
+      await run('S.t = 1');
+      await run('S.t = 1.005 task.spawn(function() task.wait() S.second = S.t end)');
+      await run('S.t = 1.016');
+      await new Promise((r) => setTimeout(r, 30));
+      assertEqual(await run('return S.second'), null, 'not before the next sixtieth of a second');
+      await run('S.t = 1.017');
+      await new Promise((r) => setTimeout(r, 30));
+      assertEqual(await run('return S.second'), 1.017, 'resumed at the first step after 61/60');
+      await run('__mock.Scheduler.setClock(nil)');
+      rt.stop();
+    }],
     ['hands a place to Luau packed, read as Json.decode reads its JSON', async () => {
       const rt = await createRuntime({ virtualTime: true, log: () => {} });
       const values = [
