@@ -54,15 +54,73 @@ func ParseJSONC(data []byte) (json.RawMessage, error) {
 
 // ParseJSONCUnordered is ParseJSONC for a document whose objects are read into maps
 // and structs only, never in the order of their keys (a model file, a meta file).
-// Standard JSON comes back as it is, without the rewrite; a repeated key then stays
-// repeated, and encoding/json takes its last value, as ParseJSONC does. Anything
-// else, and standard JSON that ParseJSONC would refuse or change in meaning (a lone
-// surrogate escape, a number out of a float64's range), goes through ParseJSONC.
+// Standard JSON comes back as it is, without the rewrite. Anything else, and standard
+// JSON that ParseJSONC would refuse or change in meaning, goes through ParseJSONC: a
+// lone surrogate escape, a number out of a float64's range, and a key an object
+// repeats (ParseJSONC keeps its last value, where encoding/json merges a repeated
+// object into the map or struct the first one filled).
 func ParseJSONCUnordered(data []byte) (json.RawMessage, error) {
-	if plainJSON(data) {
+	if plainJSON(data) && !repeatsKey(data) {
 		return data, nil
 	}
 	return ParseJSONC(data)
+}
+
+// maxKeysChecked is how many keys of one object repeatsKey compares; an object with
+// more is taken as repeating one.
+const maxKeysChecked = 64
+
+// repeatsKey reports whether an object in data, which is valid JSON, has a key twice,
+// or a key with an escape (which could spell another key). It errs on the side of true.
+func repeatsKey(data []byte) bool {
+	// the keys of the open objects, innermost last, and where each open object's keys
+	// start in keys (arrays on the stack, for most files)
+	var keysBuf [2 * maxKeysChecked][]byte
+	var openedBuf [32]int
+	keys, opened := keysBuf[:0], openedBuf[:0]
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			opened = append(opened, len(keys))
+		case '}':
+			if len(opened) == 0 {
+				return true
+			}
+			keys = keys[:opened[len(opened)-1]]
+			opened = opened[:len(opened)-1]
+		case '"':
+			start, escaped := i+1, false
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					escaped = true
+					i++
+				}
+			}
+			end := i
+			j := i + 1
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			if j == len(data) || data[j] != ':' {
+				continue // a value, not a key
+			}
+			if escaped || len(opened) == 0 {
+				return true
+			}
+			key := data[start:end]
+			from := opened[len(opened)-1]
+			if len(keys)-from >= maxKeysChecked {
+				return true
+			}
+			for _, k := range keys[from:] {
+				if bytes.Equal(k, key) {
+					return true
+				}
+			}
+			keys = append(keys, key)
+		}
+	}
+	return false
 }
 
 // plainJSON reports whether data is standard JSON, in UTF-8, that decodes to the same

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -265,6 +266,9 @@ func FuzzParseJSONCUnordered(f *testing.F) {
 		`{"a": 1,}`, `{"a": 1 // c
 }`, "\ufeff{}", "", " ", `{'a': 1}`, `[0x1F]`, "[\"\x01\"]", "[\"\xff\"]",
 		`{"\\u": 1}`, `{"a\\ud800": "\\\\ud800"}`, `-0`, `[-12.5, 0]`,
+		// repeated keys whose values encoding/json would merge into a struct's map or struct
+		`{"p": {"a": 1}, "p": {"b": 2}}`, `{"o": {"a": 1}, "o": {"b": [2]}}`, `{"l": [{"p": {"a": 1}, "p": {}}]}`,
+		`{"p": {"a": 1}, "\\u0070": {"b": 2}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -298,7 +302,25 @@ func FuzzParseJSONCUnordered(f *testing.F) {
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("for %q: ParseJSONC decodes to %#v, ParseJSONCUnordered to %#v", data, a, b)
 		}
+		// Into a struct too, as meta and model files are read: encoding/json merges a
+		// repeated key's object into a map or struct it filled already.
+		var sa, sb unorderedShape
+		errA, errB := json.Unmarshal(want, &sa), json.Unmarshal(got, &sb)
+		if (errA == nil) != (errB == nil) || !reflect.DeepEqual(sa, sb) {
+			t.Fatalf("for %q: ParseJSONC decodes into a struct as %#v (%v), ParseJSONCUnordered as %#v (%v)", data, sa, errA, sb, errB)
+		}
 	})
+}
+
+// unorderedShape has the field kinds of the meta and model files' structs.
+type unorderedShape struct {
+	P map[string]json.RawMessage `json:"p"`
+	O struct {
+		A json.RawMessage `json:"a"`
+		B json.RawMessage `json:"b"`
+	} `json:"o"`
+	L []unorderedShape `json:"l"`
+	N *string          `json:"n"`
 }
 
 // TestParseJSONCUnorderedTakesJSONAsItIs: standard JSON is not rewritten (the fast
@@ -314,6 +336,14 @@ func TestParseJSONCUnorderedTakesJSONAsItIs(t *testing.T) {
 		{`{"a": "\ud83d\ude00"}`, false},
 		{`{"a": 1,}`, false},
 		{"{\"a\": 1} // c", false},
+		// a key repeated in one object, or spelled with an escape: rewritten
+		{`{"a": 1, "b": {"a": 2}, "a": 3}`, false},
+		{`{"a\u0062": 1}`, false},
+		// the same key in different objects, or as a value: as it is
+		{`{"a": {"a": ["a", {"a": 1}]}, "b": {"a": "a"}}`, true},
+		// more keys in one object than are compared: rewritten
+		{manyKeys(maxKeysChecked + 1), false},
+		{manyKeys(maxKeysChecked), true},
 	} {
 		got, err := ParseJSONCUnordered([]byte(c.in))
 		if err != nil {
@@ -323,4 +353,18 @@ func TestParseJSONCUnorderedTakesJSONAsItIs(t *testing.T) {
 			t.Errorf("%q: returned as it is = %v, want %v (got %q)", c.in, same, c.asIs, got)
 		}
 	}
+}
+
+// manyKeys is an object of n distinct keys.
+func manyKeys(n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q: %d", fmt.Sprint("k", i), i) // (spaced: a rewrite would show)
+	}
+	b.WriteString("}")
+	return b.String()
 }
