@@ -16,6 +16,11 @@ func (h *Host) CachedStudioTree() *dom.Instance {
 	return h.studio.tree
 }
 
+// TextIndexes is how many times a text read back indexed every script by hash.
+func (h *Host) TextIndexes() int64 {
+	return h.textIndexes.Load()
+}
+
 // SourcesByHash is how many scripts' Sources came in snapshots by their hash.
 func (h *Host) SourcesByHash() int {
 	return h.studio.byHash

@@ -98,6 +98,8 @@ type Host struct {
 	// untidy makes the first recovery look for committed transactions whose
 	// temporary files a killed host left in the project.
 	untidy atomic.Bool
+	// textIndexes counts the times a read-back indexed every script by hash (texts.go).
+	textIndexes atomic.Int64
 }
 
 // New prepares a host; Start makes it listen.

@@ -161,6 +161,10 @@ func (t *texts) read(x *dom.Instance) error {
 		}
 	}
 	if x.SourceHash != "" {
+		if text, ok := t.sameIDText(x); ok {
+			t.set(x, text)
+			return nil
+		}
 		if text, ok := t.byHashText(x.SourceHash); ok {
 			t.set(x, text)
 			return nil
@@ -192,10 +196,25 @@ func (t *texts) read(x *dom.Instance) error {
 		Reason(errcode.ReasonSourceNotLoaded, errcode.NextReplan).With("path", x.Path())
 }
 
+// sameIDText reads x's text from the base or disk script of its id, when that one
+// has the same hash: the usual case (a Studio script the plan matched with its file
+// or commit), found without indexing every script of both trees.
+func (t *texts) sameIDText(x *dom.Instance) (string, bool) {
+	for _, tree := range []map[string]*dom.Instance{t.base, t.disk} {
+		if y := tree[x.ID]; y != nil && y != x && y.SourceHash == x.SourceHash && y.IsScript() {
+			if text, ok := t.textOf(y); ok {
+				return text, true
+			}
+		}
+	}
+	return "", false
+}
+
 // byHashText reads the text with Source hash h from a disk or base script that has
 // it, the ones holding it first.
 func (t *texts) byHashText(h string) (string, bool) {
 	if t.byHash == nil {
+		t.h.textIndexes.Add(1)
 		t.byHash = map[string][]*dom.Instance{}
 		for _, tree := range []map[string]*dom.Instance{t.disk, t.base} {
 			for _, x := range tree {
@@ -211,18 +230,27 @@ func (t *texts) byHashText(h string) (string, bool) {
 		}
 	}
 	for _, y := range t.byHash[h] {
-		var text string
-		var err error
-		if t.disk[y.ID] == y {
-			text, err = t.h.disk.readText(y)
-		} else {
-			text, err = t.c.base.proj.ReadText(t.c.base.fsys, y)
-		}
-		if err == nil {
+		if text, ok := t.textOf(y); ok {
 			return text, true
 		}
 	}
 	return "", false
+}
+
+// textOf gives the text of y, a disk or base script: the one it holds, else its
+// file's or commit's.
+func (t *texts) textOf(y *dom.Instance) (string, bool) {
+	if src, ok := y.Properties.Get("Source").(dom.String); ok {
+		return string(src), true
+	}
+	var text string
+	var err error
+	if t.disk[y.ID] == y {
+		text, err = t.h.disk.readText(y)
+	} else {
+		text, err = t.c.base.proj.ReadText(t.c.base.fsys, y)
+	}
+	return text, err == nil
 }
 
 // set gives x its text; a disk instance's under the disk cache's tree lock.

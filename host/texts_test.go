@@ -108,6 +108,11 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 	h.Idle()
 	pushedAndUndone("the commit's text", "game.ReplicatedStorage.Shared.A", "return 'A2'\n", "return 'a'\n",
 		host.ApplyRequest{Token: planned(host.PlanRequest{}).ConfirmToken})
+	// Studio's A and the commit's are the same instance: its text is read from the
+	// commit's A, with no index of every script by hash.
+	if n := h.TextIndexes(); n != 0 {
+		t.Errorf("the push indexed every script by hash %d times, want its text found by id", n)
+	}
 	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a'\n")
 
 	// 2. A text only Studio had: pulled to disk, let go, then the disk edited and
@@ -153,6 +158,9 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(e.dir, "src", "shared", "ACopy.luau")); err != nil || string(got) != "return 'a'\n" {
 		t.Errorf("the pulled ACopy.luau = %q, %v; want A's text", got, err)
+	}
+	if h.TextIndexes() == 0 {
+		t.Errorf("ACopy's text was read back with no index by hash: no script has its id")
 	}
 }
 
