@@ -60,7 +60,16 @@ const (
 	ReasonNoFileForm       = "no_file_form"        // the project's settings give no file for the class
 	ReasonProjectNode      = "project_node"        // the instance is declared in a project file
 	ReasonSymlink          = "symlink"             // the folder to delete is or holds a symbolic link
+	ReasonUnmanagedFiles   = "unmanaged_files"     // the folder to delete holds files no instance comes from
 )
+
+// notUTF8 refuses to write a script's Source or a StringValue's Value that is not
+// valid UTF-8: the project reads those files as UTF-8 (as Rojo does), so the file
+// would make every later load fail.
+func notUTF8(instPath, field string) *Refusal {
+	return &Refusal{Path: instPath, Reason: ReasonUnwritableValue,
+		Msg: fmt.Sprintf("the %s is not valid UTF-8, and a file holding it could not be loaded back (scripts and text files are read as UTF-8): fix the text in Studio, or push the disk's", field)}
+}
 
 func refuse(inst *dom.Instance, reason, format string, args ...any) *Refusal {
 	return &Refusal{Path: inst.Path(), Reason: reason, Msg: fmt.Sprintf(format, args...)}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -53,8 +54,45 @@ func sharesMeta(disk *dom.Instance) bool {
 	return false
 }
 
+// unmanagedShown is how many of the files a folder deletion refuses for are named.
+const unmanagedShown = 5
+
+// claimedFiles are the files and folders of disk's subtree: what its instances come
+// from (their files, folders, meta files and project files), and the init and meta
+// files of its folders, which the loader reads with them.
+func claimedFiles(disk *dom.Instance) (files map[string]bool, dirs map[string]bool) {
+	files, dirs = map[string]bool{}, map[string]bool{}
+	disk.Walk(func(x *dom.Instance) bool {
+		for _, p := range []string{x.FsPath, x.MetaPath(), x.ProjectFile()} {
+			if p != "" {
+				files[p] = true
+			}
+		}
+		if x.Kind == dom.KindDir || x.Kind == dom.KindInit {
+			dirs[x.FsPath] = true
+		}
+		return true
+	})
+	return files, dirs
+}
+
+// claimed reports whether the file p, found under a folder being deleted, belongs to
+// the subtree (see claimedFiles).
+func claimed(p string, files, dirs map[string]bool) bool {
+	if files[p] {
+		return true
+	}
+	if !dirs[dirOf(p)] {
+		return false
+	}
+	name := path.Base(p)
+	return isInitName(name) || strings.HasSuffix(name, ".meta.json") || strings.HasSuffix(name, ".meta.jsonc")
+}
+
 // removeFolder deletes every file under the instance's folder, then the folders,
-// deepest first.
+// deepest first. A file no instance of the subtree comes from (notes, images, a file
+// the project's rules ignore, one saved there since the plan) is refused
+// (ReasonUnmanagedFiles): no plan showed it, so the deletion is left to a person.
 func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 	root := disk.FsPath
 	if root == "" || root == "." || strings.HasPrefix(root, "../") {
@@ -66,7 +104,8 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 		return nil, refuse(disk, ReasonSymlink, "%s is a symbolic link; remove it by hand", root)
 	}
 	var files []FileOp
-	var dirs []string
+	var dirs, unmanaged []string
+	ownFiles, ownDirs := claimedFiles(disk)
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -76,6 +115,8 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 			return refuse(disk, ReasonSymlink, "%s is a symbolic link; remove the folder %s by hand", p, root)
 		case d.IsDir():
 			dirs = append(dirs, p)
+		case !claimed(p, ownFiles, ownDirs):
+			unmanaged = append(unmanaged, p)
 		default:
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
@@ -91,6 +132,15 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 			return nil, r
 		}
 		return nil, fmt.Errorf("read folder %s: %w", root, err)
+	}
+	if len(unmanaged) > 0 {
+		shown := unmanaged[:min(len(unmanaged), unmanagedShown)]
+		more := ""
+		if len(unmanaged) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(unmanaged)-len(shown))
+		}
+		return nil, refuse(disk, ReasonUnmanagedFiles, "the folder %s holds %d file(s) no instance comes from (%s%s); move them out, or delete the folder by hand",
+			root, len(unmanaged), strings.Join(shown, ", "), more)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		files = append(files, FileOp{Path: dirs[i], Delete: true, Dir: true})

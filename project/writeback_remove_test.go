@@ -102,6 +102,12 @@ func TestPullRemoveRefusals(t *testing.T) {
 	}{
 		{"project node", nil, "Workspace/Spawn", ReasonProjectNode},
 		{"target of a $path", nil, "ReplicatedStorage", ReasonProjectNode},
+		{"folder holding a file no instance comes from",
+			map[string]string{"src/Things/A.luau": "return 1\n", "src/Things/Sub/B.luau": "return 2\n", "src/Things/Sub/notes.md": "mine"},
+			"ReplicatedStorage/Things", ReasonUnmanagedFiles},
+		{"folder holding a file the project's rules ignore",
+			map[string]string{"src/Things/A.luau": "return 1\n", "src/Things/icon.png": "\x89PNG"},
+			"ReplicatedStorage/Things", ReasonUnmanagedFiles},
 		{"inside a model file",
 			map[string]string{"src/Car.model.json": `{"className": "Model", "children": [{"name": "Seat", "className": "Seat"}]}`},
 			"ReplicatedStorage/Car/Seat", ReasonInModelFile},
