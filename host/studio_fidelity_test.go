@@ -166,8 +166,18 @@ func TestEmulatorSourceNotUTF8(t *testing.T) {
 	if r.SourceSha1 != want {
 		t.Errorf("the plugin's hash of Odd = %s, want %s", r.SourceSha1, want)
 	}
-	// The precondition of a push holds: both sides hashed the same bytes.
+	// The table's pull is refused: a file holding these bytes could not be loaded
+	// back (scripts are read as UTF-8). Nothing is written.
 	id := d.Changes[0].ID
+	before := readFile(t, e.dir, "src/server/Odd.server.luau")
+	_, err = e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != "unwritable_value" {
+		t.Fatalf("pull of the non-UTF-8 script: %v (reason %q), want E_UNRESOLVED unwritable_value", err, ce.ReasonCode())
+	}
+	if got := readFile(t, e.dir, "src/server/Odd.server.luau"); got != before {
+		t.Errorf("the file after the refused pull = %q, want %q", got, before)
+	}
+	// The precondition of a push holds: both sides hashed the same bytes.
 	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken,
 		Overrides: []apply.Override{{ID: id, Direction: "push", StudioHash: &want}}}); err != nil {
 		t.Fatalf("push over the non-UTF-8 script: %v", err)

@@ -36,7 +36,7 @@ func (r *result) warnings() []string {
 		paths := slices.Clone(side.paths)
 		sort.Strings(paths)
 		for _, p := range paths {
-			out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared and written byte for byte", p, side.name))
+			out = append(out, fmt.Sprintf("%s: the %s Source is not valid UTF-8; it is compared byte for byte, and a pull cannot write it to a file (scripts are read as UTF-8)", p, side.name))
 		}
 	}
 	return out

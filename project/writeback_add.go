@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/project/format"
@@ -64,6 +65,9 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 		if !ok {
 			return &Refusal{Path: instPath, Reason: ReasonSourceNotLoaded, Msg: "Studio sent no Source for the script; read it again and retry"}
 		}
+		if !utf8.ValidString(src) {
+			return notUTF8(instPath, "Source")
+		}
 		delete(props, "Source")
 		file, content, fileUse = suffix+a.ext, []byte(src), u
 	case inst.ClassName == "Folder":
@@ -81,6 +85,9 @@ func (a *adder) add(dir, instPath string, inst *dom.Instance, taken map[string]b
 		file, content, fileUse = ".csv", data, useCSV
 	case inst.ClassName == "StringValue" && !asFolder:
 		if s, ok := inst.Properties.Get("Value").(dom.String); ok {
+			if !utf8.ValidString(string(s)) {
+				return notUTF8(instPath, "Value")
+			}
 			content = []byte(s)
 		} else if inst.Properties.Get("Value") != nil {
 			return &Refusal{Path: instPath, Reason: ReasonUnwritableValue, Msg: "Value is not a string"}

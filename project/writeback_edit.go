@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/gitblob"
@@ -317,6 +318,9 @@ func (w *editor) editContent(disk *dom.Instance, field string, v dom.Value) (boo
 	}
 	if !f.exists {
 		return true, fmt.Errorf("edit %s: the file does not exist", file)
+	}
+	if (u == useModuleScript || u == useText) && !utf8.ValidString(string(s)) {
+		return true, notUTF8(disk.Path(), field)
 	}
 	switch u {
 	case useModuleScript:
