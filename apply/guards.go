@@ -16,9 +16,10 @@ import (
 // guardReasons are the plan reasons of the guards that override the table, and the
 // reason an apply gives when every change it lacks a direction for has that one.
 var guardReasons = map[plan.Reason]errcode.Reason{
-	plan.PlaceChanged:  errcode.ReasonPlaceChanged,
-	plan.MassDelete:    errcode.ReasonMassDelete,
-	plan.DuplicateName: errcode.ReasonDuplicateName,
+	plan.PlaceChanged:       errcode.ReasonPlaceChanged,
+	plan.MassDelete:         errcode.ReasonMassDelete,
+	plan.DuplicateName:      errcode.ReasonDuplicateName,
+	plan.ProjectNodeRemoved: errcode.ReasonProjectNodeRemoved,
 }
 
 // unresolvedError refuses changes without a direction (ids). When a guard held them

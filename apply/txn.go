@@ -511,17 +511,49 @@ func withChanges(err error, ops []protocol.Op, pathOf func(id string) string) er
 			m["path"] = path
 		}
 	}
+	var lost errcode.Reason
 	if list, ok := ce.Details["failures"].([]any); ok {
 		for _, f := range list {
 			if m, ok := f.(map[string]any); ok {
 				name(m)
+				if r := losesWhat(m, ops); r != "" && lost == "" {
+					lost = r
+				}
 			}
 		}
+	}
+	if lost != "" && ce.Code == errcode.PreconditionFailed {
+		// Planning again does not help: what no plan showed stays until someone
+		// moves it out or drops it in Studio, or the change is skipped.
+		if lost == errcode.ReasonRemoveLosesChildren {
+			ce.Message = "Studio holds instances no plan showed inside what the apply would remove; nothing was applied: move them out in Studio, or skip the change"
+		} else {
+			ce.Message = "the instance a class change replaces in Studio has attributes or tags no plan showed, which the new instance would not have; nothing was applied: remove them in Studio, or skip the change"
+		}
+		ce.Reason(lost, errcode.NextPassOverride)
 	}
 	if _, ok := ce.Details["op"]; ok {
 		name(ce.Details)
 	}
 	return ce
+}
+
+// losesWhat tells whether a precondition the plugin refused guards something a
+// remove would lose that no plan showed: descendants the snapshot did not send
+// (field Descendants), or a replaced instance's attributes or tags that the plan did
+// not compare (see classChangeExpect). "" for anything else.
+func losesWhat(f map[string]any, ops []protocol.Op) errcode.Reason {
+	i, ok := f["op"].(float64)
+	if !ok || i < 0 || int(i) >= len(ops) || ops[int(i)].Op != protocol.OpRemove {
+		return ""
+	}
+	switch f["field"] {
+	case "Descendants":
+		return errcode.ReasonRemoveLosesChildren
+	case "Attributes", "Tags":
+		return errcode.ReasonClassChangeLosesState
+	}
+	return ""
 }
 
 // work is everything a transaction will write.
@@ -625,7 +657,7 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 						Reason(errcode.ReasonClassChangeLosesChildren, errcode.NextPassOverride).With("ids", []string{c.ID})
 				}
 			}
-			expect, err := expectOf(c.Studio, nil)
+			expect, err := classChangeExpect(c.Studio)
 			if err != nil {
 				return err
 			}
@@ -670,6 +702,31 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 		w.ops = append(w.ops, protocol.Op{Op: protocol.OpEdit, Handle: c.Studio.Handle, Expect: expect, Set: values, ChangeID: c.ID})
 	}
 	return nil
+}
+
+// classChangeExpect is the precondition of replacing s for a class change: its Source
+// hash, and the attributes and tags the plan compared, or none where it compared none.
+// Studio makes a new instance, which takes neither along: attributes or tags the
+// project does not manage would be dropped without any plan showing them, so Studio
+// refuses instead.
+func classChangeExpect(s *dom.Instance) (*protocol.Expect, error) {
+	e, err := expectOf(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.Properties = protocol.Values{}
+	for _, p := range []string{"Attributes", "Tags"} {
+		v, ok := s.Properties.Lookup(p)
+		if !ok {
+			v = map[string]dom.Value{"Attributes": dom.Attributes{}, "Tags": dom.Tags{}}[p]
+		}
+		b, err := dom.Marshal(v)
+		if err != nil {
+			return nil, errcode.Wrap(errcode.Internal, err, "encode "+s.Path()+"."+p)
+		}
+		e.Properties[p] = b
+	}
+	return e, nil
 }
 
 // expectOf is the precondition of overwriting s: its Source hash and the given properties.

@@ -78,6 +78,14 @@ const (
 	// ReasonClassChangeLosesChildren: pushing a class change would delete Studio
 	// children the project does not have.
 	ReasonClassChangeLosesChildren Reason = "class_change_loses_children"
+	// ReasonRemoveLosesChildren: Studio refused to remove an instance that holds
+	// descendants no plan showed (unmanaged ones, or ones added since the snapshot);
+	// details.failures lists them (field "Descendants").
+	ReasonRemoveLosesChildren Reason = "remove_loses_children"
+	// ReasonClassChangeLosesState: Studio refused to replace an instance for a class
+	// change because it has attributes or tags no plan compared, which the new
+	// instance would not have; details.failures lists them.
+	ReasonClassChangeLosesState Reason = "class_change_loses_state"
 	// ReasonParentNotOnDisk: a pulled instance's parent is not on disk.
 	ReasonParentNotOnDisk Reason = "parent_not_on_disk"
 	// ReasonDiskMoved: a file changed after the plan was recomputed.
@@ -113,6 +121,10 @@ const (
 	// because together they would remove too much (a whole mapped folder, or more
 	// files than the thresholds allow).
 	ReasonMassDelete Reason = "mass_delete"
+	// ReasonProjectNodeRemoved: the unresolved changes are deletions in Studio of
+	// instances the base's project file declared and the project file no longer
+	// declares (plan's data.guards.projectNodeRemoved).
+	ReasonProjectNodeRemoved Reason = "project_node_removed"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).

@@ -2,8 +2,8 @@ package mcpserver
 
 const instructions = `Atlas keeps a Roblox Studio place and a Rojo project in git in sync, transactionally.
 Workflow: sync_plan (read-only: every difference, with a confirmToken) → inspect the changes →
-for a conflict, get_script to read Studio's version and merge → sync_apply with yes:true, the
-token, and overrides that carry the studioHash you saw. Nothing is written without proof that it
+for a conflict, get_script to read Studio's version and merge (then sync_plan again: the file
+changed) → sync_apply with yes:true, the latest token, and overrides that carry the studioHash you saw. Nothing is written without proof that it
 overwrites exactly what the plan showed; if anything moved, apply refuses and you plan again.
 To look into Studio: studio_state (run mode, sessions), studio_query (an instance's properties as
 tagged values, attributes, tags, children), studio_logs (the Output log); run_code for the rest.
@@ -16,10 +16,12 @@ Studio, direction push|pull|null, reason from a three-way comparison with the gi
 diskHash, baseHash, fsPath, properties {current (Studio), incoming (disk), base}) and a short-lived
 confirmToken bound to this exact plan (planHash, expiresAt).
 Next: inspect; for direction null (both_changed, delete_edit_conflict, no_base) call get_script to
-read Studio's text, merge into the file if needed, and decide push/pull/skip; then sync_apply.
+read Studio's text, merge into the file if needed (then plan again), and decide push/pull/skip;
+then sync_apply.
 Guards also leave changes null on purpose: place_changed (Studio holds another or an empty place:
 session.placeCheck) and mass_delete hold back deletions of files; duplicate_name holds back pulls of
-same-named siblings (rename one in Studio). Pull those only when the person asks for it.`
+same-named siblings (rename one in Studio); project_node_removed holds back deletions in Studio of
+what the project file no longer declares. Carry those out only when the person asks for it.`
 
 const descApply = `Apply a plan from sync_plan: pass its confirmToken and yes: true. Atlas recomputes
 the plan and refuses (E_CONFIRM_TOKEN_MISMATCH) if anything moved since, checks each override's

@@ -39,6 +39,9 @@ type Guards struct {
 	// CannotPull lists the deletions in Studio no file removal can carry out: of
 	// an instance a project file declares, or one inside a model file.
 	CannotPull []string `json:"cannotPull,omitempty"`
+	// ProjectNodeRemoved lists the deletions in Studio held back because the
+	// project file no longer declares the instance it declared at the base.
+	ProjectNodeRemoved []string `json:"projectNodeRemoved,omitempty"`
 }
 
 // Duplicate is a change whose instance shares its name with siblings.
@@ -136,7 +139,8 @@ func (c *computer) guard(p *Plan, total, present census) {
 		}[rule]
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
 	}
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull) > 0 {
+	guardProjectNodeRemoved(p, g)
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved) > 0 {
 		p.Guards = g
 	}
 }
@@ -168,6 +172,23 @@ func guardCannotPull(p *Plan, g *Guards, deletions []*Change) []*Change {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) deleted in Studio are declared in a project file or stored inside a model file, so no file can be removed for them: left unresolved (project_node, in_model_file); push to put them back in Studio, or edit the file by hand", n))
 	}
 	return kept
+}
+
+// guardProjectNodeRemoved holds back the deletions in Studio (pushes of a Remove)
+// of instances the base's project file declared and the project file no longer
+// declares (ProjectNodeRemoved): the table pushes them as deleted on disk, but what
+// changed is the project file, and removing a service or a mapped folder in Studio
+// takes with it everything Studio holds there.
+func guardProjectNodeRemoved(p *Plan, g *Guards) {
+	for _, ch := range p.Changes {
+		if ch.PatchType == Remove && ch.Direction == Push && ch.Base != nil && ch.Base.ProjectFile() != "" {
+			hold(ch, ProjectNodeRemoved)
+			g.ProjectNodeRemoved = append(g.ProjectNodeRemoved, ch.ID)
+		}
+	}
+	if n := len(g.ProjectNodeRemoved); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) the project file declared at the base are no longer declared: their deletion in Studio is left unresolved (project_node_removed); push to delete them in Studio (with everything Studio holds in them), or skip; to keep them, declare them in the project file again", n))
+	}
 }
 
 // hold leaves ch unresolved for reason: the guards override the table.

@@ -81,6 +81,12 @@ const (
 	// InModelFile: a deletion in Studio of an instance stored inside a model file,
 	// with the file's other instances: the same.
 	InModelFile Reason = "in_model_file"
+	// ProjectNodeRemoved: a deletion in Studio (a push) of an instance the base's
+	// project file declared (a service, a $path folder, a $className node) that the
+	// project file no longer declares: an edit of the project file, or an empty or
+	// truncated one, would delete whole services or folders in Studio, with what
+	// Studio holds there that the project never managed.
+	ProjectNodeRemoved Reason = "project_node_removed"
 )
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
@@ -90,7 +96,8 @@ func (r Reason) StudioMoved() bool {
 	case StudioChanged, BothChanged, NewInStudio, DeletedInStudio, DeleteEditConflict:
 		return true
 	case PlaceChanged, MassDelete, DuplicateName:
-		// The guards only ever hold back pulls: Studio moved.
+		// These guards only ever hold back pulls: Studio moved. (ProjectNodeRemoved
+		// holds back pushes: the project file moved.)
 		return true
 	}
 	return false
