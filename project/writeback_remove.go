@@ -92,7 +92,8 @@ func claimed(p string, files, dirs map[string]bool) bool {
 // removeFolder deletes every file under the instance's folder, then the folders,
 // deepest first. A file no instance of the subtree comes from (notes, images, a file
 // the project's rules ignore, one saved there since the plan) is refused
-// (ReasonUnmanagedFiles): no plan showed it, so the deletion is left to a person.
+// (ReasonUnmanagedFiles): no plan showed it, so the deletion is left to a person. An
+// empty one (a .gitkeep) holds nothing to lose, and goes with the folder.
 func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 	root := disk.FsPath
 	if root == "" || root == "." || strings.HasPrefix(root, "../") {
@@ -115,12 +116,14 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 			return refuse(disk, ReasonSymlink, "%s is a symbolic link; remove the folder %s by hand", p, root)
 		case d.IsDir():
 			dirs = append(dirs, p)
-		case !claimed(p, ownFiles, ownDirs):
-			unmanaged = append(unmanaged, p)
 		default:
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
 				return err
+			}
+			if len(data) > 0 && !claimed(p, ownFiles, ownDirs) {
+				unmanaged = append(unmanaged, p)
+				return nil
 			}
 			files = append(files, FileOp{Path: p, Delete: true, Expect: gitblob.Hash(data)})
 		}

@@ -46,7 +46,7 @@ func TestPullRemove(t *testing.T) {
 			name: "folder",
 			files: map[string]string{
 				"src/Things/A.luau": "return 1\n", "src/Things/init.meta.json": `{"properties": {"Tags": ["T"]}}`,
-				"src/Things/Sub/B.txt": "b", "src/Things/Sub/Empty/": "", "src/Keep.luau": "return 2\n",
+				"src/Things/Sub/B.txt": "b", "src/Things/Sub/Empty/": "", "src/Things/Sub/Empty/.gitkeep": "", "src/Keep.luau": "return 2\n",
 			},
 			path: "ReplicatedStorage/Things",
 			gone: []string{"src/Things"},
