@@ -179,7 +179,7 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
-				return nil, withChanges(err, w.ops, func(id string) string {
+				return nil, withChanges(withLossReason(err, w.ops), w.ops, func(id string) string {
 					if c := st.Plan.Find(id); c != nil {
 						return c.Path
 					}
@@ -511,26 +511,12 @@ func withChanges(err error, ops []protocol.Op, pathOf func(id string) string) er
 			m["path"] = path
 		}
 	}
-	var lost errcode.Reason
 	if list, ok := ce.Details["failures"].([]any); ok {
 		for _, f := range list {
 			if m, ok := f.(map[string]any); ok {
 				name(m)
-				if r := losesWhat(m, ops); r != "" && lost == "" {
-					lost = r
-				}
 			}
 		}
-	}
-	if lost != "" && ce.Code == errcode.PreconditionFailed {
-		// Planning again does not help: what no plan showed stays until someone
-		// moves it out or drops it in Studio, or the change is skipped.
-		if lost == errcode.ReasonRemoveLosesChildren {
-			ce.Message = "Studio holds instances no plan showed inside what the apply would remove; nothing was applied: move them out in Studio, or skip the change"
-		} else {
-			ce.Message = "the instance a class change replaces in Studio has attributes or tags no plan showed, which the new instance would not have; nothing was applied: remove them in Studio, or skip the change"
-		}
-		ce.Reason(lost, errcode.NextPassOverride)
 	}
 	if _, ok := ce.Details["op"]; ok {
 		name(ce.Details)
@@ -538,10 +524,39 @@ func withChanges(err error, ops []protocol.Op, pathOf func(id string) string) er
 	return ce
 }
 
-// losesWhat tells whether a precondition the plugin refused guards something a
-// remove would lose that no plan showed: descendants the snapshot did not send
-// (field Descendants), or a replaced instance's attributes or tags that the plan did
-// not compare (see classChangeExpect). "" for anything else.
+// withLossReason gives a patch's refusal its reason when every failure guards
+// something a remove would take that no plan showed (losesWhat): the error then
+// says what to do about it, which planning again alone may not fix.
+func withLossReason(err error, ops []protocol.Op) error {
+	ce := errcode.As(err)
+	list, _ := ce.Details["failures"].([]any)
+	if ce.Code != errcode.PreconditionFailed || len(list) == 0 {
+		return err
+	}
+	var lost errcode.Reason
+	for _, f := range list {
+		m, _ := f.(map[string]any)
+		r := losesWhat(m, ops)
+		if r == "" || (lost != "" && r != lost) {
+			return err // a change that moved, or both kinds: the plugin's own reason
+		}
+		lost = r
+	}
+	if lost == errcode.ReasonRemoveLosesChildren {
+		ce.Message = "Studio holds instances no plan showed inside what the apply would remove; nothing was applied: move them out in Studio (or plan again, if they were added since the plan), or skip the change"
+		ce.Reason(lost, errcode.NextPassOverride, errcode.NextReplan)
+	} else {
+		ce.Message = "the instance a class change replaces in Studio has attributes or tags no plan compared, which the new instance would not have; nothing was applied: remove them in Studio, or skip the change"
+		ce.Reason(lost, errcode.NextPassOverride)
+	}
+	return ce
+}
+
+// losesWhat tells whether a failure the plugin reported guards something a remove
+// would take that no plan showed: descendants the snapshot did not send (field
+// Descendants), or a replaced instance's attributes or tags where the plan compared
+// none (an empty expectation, see classChangeExpect). "" for anything else (the
+// attributes or tags the plan compared, changed since, are a move: plan again).
 func losesWhat(f map[string]any, ops []protocol.Op) errcode.Reason {
 	i, ok := f["op"].(float64)
 	if !ok || i < 0 || int(i) >= len(ops) || ops[int(i)].Op != protocol.OpRemove {
@@ -551,9 +566,29 @@ func losesWhat(f map[string]any, ops []protocol.Op) errcode.Reason {
 	case "Descendants":
 		return errcode.ReasonRemoveLosesChildren
 	case "Attributes", "Tags":
-		return errcode.ReasonClassChangeLosesState
+		if emptyTagged(f["expected"]) {
+			return errcode.ReasonClassChangeLosesState
+		}
 	}
 	return ""
+}
+
+// emptyTagged reports whether v is a tagged value with nothing in it: {"Attributes":
+// {}} or {"Tags": []}.
+func emptyTagged(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false
+	}
+	for _, payload := range m {
+		switch p := payload.(type) {
+		case map[string]any:
+			return len(p) == 0
+		case []any:
+			return len(p) == 0
+		}
+	}
+	return false
 }
 
 // work is everything a transaction will write.

@@ -16,9 +16,10 @@ import (
 )
 
 // Locator finds Studio instances by path, all in one look so their handles are valid
-// together; a path not found has a nil instance.
+// together; a path not found has a nil instance. With whole[i], the instance at
+// paths[i] comes with its whole subtree (every descendant, with its handle).
 type Locator interface {
-	Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error)
+	Locate(ctx context.Context, paths [][]string, whole []bool) ([]*dom.Instance, error)
 }
 
 // UndoResult is what an undo restored.
@@ -32,6 +33,32 @@ type UndoResult struct {
 	// Warnings name the files left as they are because they changed while the
 	// undo ran (files[].action "kept").
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// addedSince returns a descendant of inst, a Studio instance a transaction added as
+// added, that the transaction did not add (by name and class, level by level), or nil.
+func addedSince(inst *dom.Instance, added *protocol.NewInstance) *dom.Instance {
+	if inst == nil || added == nil {
+		return nil
+	}
+	left := map[[2]string]int{}
+	byKey := map[[2]string]*protocol.NewInstance{}
+	for _, c := range added.Children {
+		k := [2]string{c.Name, c.ClassName}
+		left[k]++
+		byKey[k] = c
+	}
+	for _, c := range inst.Children {
+		k := [2]string{c.Name, c.ClassName}
+		if left[k] == 0 {
+			return c
+		}
+		left[k]--
+		if x := addedSince(c, byKey[k]); x != nil {
+			return x
+		}
+	}
+	return nil
 }
 
 // Undo puts back what a committed transaction (the newest when txID is "") overwrote:
@@ -69,20 +96,25 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	})
 	// Studio: revert edits (expecting what we set), remove what we added. All the
 	// instances are looked up in one snapshot, so their handles hold together.
+	// An added instance is looked up with its subtree: removing it removes its
+	// descendants too, and each must be one the transaction added.
 	var paths [][]string
+	var whole []bool
 	for _, op := range r.Ops {
 		switch op.Op {
 		case protocol.OpEdit:
 			if pre := r.preImage(op); pre != nil {
 				paths = append(paths, splitPath(pre.Path))
+				whole = append(whole, false)
 			}
 		case protocol.OpAdd:
 			paths = append(paths, append(splitPath(r.parentPath(op)), op.Instance.Name))
+			whole = append(whole, true)
 		}
 	}
 	found := map[string]*dom.Instance{}
 	if len(paths) > 0 {
-		insts, err := loc.Locate(ctx, paths)
+		insts, err := loc.Locate(ctx, paths, whole)
 		if err != nil {
 			return nil, err
 		}
@@ -141,6 +173,12 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			h, inst, err := handleOf(path)
 			if err != nil {
 				failures = append(failures, map[string]any{"path": joinPath(path), "field": "instance", "expected": "present", "actual": err.Error()})
+				continue
+			}
+			if extra := addedSince(inst, op.Instance); extra != nil {
+				// Studio holds more under it than the transaction added: someone's
+				// work since, which removing it would delete.
+				failures = append(failures, map[string]any{"path": extra.Path(), "field": "instance", "expected": "absent", "actual": "added since"})
 				continue
 			}
 			e := &protocol.Expect{}

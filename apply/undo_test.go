@@ -11,7 +11,7 @@ import (
 
 type treeLocator struct{ root *dom.Instance }
 
-func (l treeLocator) Locate(_ context.Context, paths [][]string) ([]*dom.Instance, error) {
+func (l treeLocator) Locate(_ context.Context, paths [][]string, _ []bool) ([]*dom.Instance, error) {
 	out := make([]*dom.Instance, len(paths))
 	for i, p := range paths {
 		out[i] = l.root.Find(p...)

@@ -163,6 +163,9 @@ const (
 	// ReasonSymlink: the file or folder to write or delete is, or holds, a symbolic
 	// link inside the project; Atlas never replaces a link with a file.
 	ReasonSymlink Reason = "symlink"
+	// ReasonUnmanagedFiles: the folder a pull would delete holds files no instance
+	// comes from (notes, images, a file saved there since the plan).
+	ReasonUnmanagedFiles Reason = "unmanaged_files"
 )
 
 // The project and its base (packages project and host).

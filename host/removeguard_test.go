@@ -132,7 +132,7 @@ func TestFolderDeletionKeepsFilesNoPlanShowed(t *testing.T) {
 	hosttest.Write(t, e.dir, "src/shared/Lib/todo.bak", "written after the plan\n")
 	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
 	ce := errcode.As(err)
-	if ce.Code != errcode.Unresolved || ce.ReasonCode() != "unmanaged_files" {
+	if ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonUnmanagedFiles {
 		t.Fatalf("apply = %v (reason %q), want E_UNRESOLVED unmanaged_files", err, ce.ReasonCode())
 	}
 	for _, f := range []string{"src/shared/Lib/init.luau", "src/shared/Lib/X.luau", "src/shared/Lib/Deep/Y.luau", "src/shared/Lib/todo.bak"} {
@@ -200,5 +200,55 @@ func TestClassChangeKeepsAttributesAndTagsNoPlanShowed(t *testing.T) {
 	}
 	if got := mustExec(t, h, `return game.ServerScriptService.Main.ClassName`).Returns; len(got) != 1 || got[0] != "LocalScript" {
 		t.Fatalf("Studio's Main after the push: %v", got)
+	}
+}
+
+// TestUndoOfAnAddedSubtree, through the real plugin in the emulator: undo removes a
+// subtree a push added, children and all (they are the transaction's own), but not
+// once Studio holds something under it that the transaction did not add.
+func TestUndoOfAnAddedSubtree(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	pushNewLib := func() {
+		t.Helper()
+		hosttest.Write(t, e.dir, "src/shared/NewLib/init.luau", "return {}\n")
+		hosttest.Write(t, e.dir, "src/shared/NewLib/Child.luau", "return 'child'\n")
+		hosttest.Write(t, e.dir, "src/shared/NewLib/Deep/Leaf.luau", "return 'leaf'\n")
+		d, err := h.Plan(ctx, host.PlanRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+			t.Fatalf("push NewLib: %v", err)
+		}
+	}
+	hasNewLib := func() string {
+		t.Helper()
+		return mustExec(t, h, `return tostring(game.ReplicatedStorage.Shared:FindFirstChild("NewLib") ~= nil)`).Returns[0]
+	}
+	pushNewLib()
+	if got := hasNewLib(); got != "true" {
+		t.Fatalf("NewLib in Studio after the push: %s", got)
+	}
+	if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
+		t.Fatalf("undo the push of a subtree: %v", err)
+	}
+	if got := hasNewLib(); got != "false" {
+		t.Fatalf("NewLib in Studio after undo: %s", got)
+	}
+
+	for _, f := range []string{"src/shared/NewLib/init.luau", "src/shared/NewLib/Child.luau", "src/shared/NewLib/Deep/Leaf.luau"} {
+		if err := os.Remove(filepath.Join(e.dir, filepath.FromSlash(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pushNewLib()
+	mustExec(t, h, `local m = Instance.new("ModuleScript") m.Name = "Mine" m.Source = "return 'mine'" m.Parent = game.ReplicatedStorage.Shared.NewLib.Deep`)
+	_, err := h.Undo(ctx, host.UndoRequest{})
+	if ce := errcode.As(err); ce.Code != errcode.PreconditionFailed || ce.ReasonCode() != errcode.ReasonChangedSince {
+		t.Fatalf("undo over a script added since: %v (reason %q), want E_PRECONDITION_FAILED changed_since", err, ce.ReasonCode())
+	}
+	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.NewLib.Deep.Mine.Source`).Returns; len(got) != 1 || got[0] != "return 'mine'" {
+		t.Fatalf("Mine after the refused undo: %v", got)
 	}
 }

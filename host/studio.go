@@ -212,8 +212,16 @@ type pathLocator struct {
 	snaps *snapshots
 }
 
-func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Instance, error) {
-	t, err := p.snaps.take(ctx, p.s, protocol.SnapshotParams{Roots: [][]string{}, Nodes: paths, Properties: map[string]map[string]string{}})
+func (p *pathLocator) Locate(ctx context.Context, paths [][]string, whole []bool) ([]*dom.Instance, error) {
+	nodes, roots := [][]string{}, [][]string{}
+	for i, path := range paths {
+		if i < len(whole) && whole[i] {
+			roots = append(roots, path)
+		} else {
+			nodes = append(nodes, path)
+		}
+	}
+	t, err := p.snaps.take(ctx, p.s, protocol.SnapshotParams{Roots: roots, Nodes: nodes, Properties: map[string]map[string]string{}})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +235,7 @@ func (p *pathLocator) Locate(ctx context.Context, paths [][]string) ([]*dom.Inst
 // noStudio is the locator when no Studio is connected.
 type noStudio struct{}
 
-func (noStudio) Locate(context.Context, [][]string) ([]*dom.Instance, error) {
+func (noStudio) Locate(context.Context, [][]string, []bool) ([]*dom.Instance, error) {
 	return nil, errcode.New(errcode.StudioNotConnected, "Studio is not connected").
 		Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 }

@@ -187,7 +187,7 @@ func guardProjectNodeRemoved(p *Plan, g *Guards) {
 		}
 	}
 	if n := len(g.ProjectNodeRemoved); n > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) the project file declared at the base are no longer declared: their deletion in Studio is left unresolved (project_node_removed); push to delete them in Studio (with everything Studio holds in them), or skip; to keep them, declare them in the project file again", n))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) declared by a project file at the base are not declared now: their deletion in Studio is left unresolved (project_node_removed); push to delete them in Studio (with everything Studio holds in them), or skip; to keep them, declare them in the project file again", n))
 	}
 }
 

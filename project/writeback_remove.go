@@ -58,9 +58,10 @@ func sharesMeta(disk *dom.Instance) bool {
 const unmanagedShown = 5
 
 // claimedFiles are the files and folders of disk's subtree: what its instances come
-// from (their files, folders, meta files and project files), and the init and meta
-// files of its folders, which the loader reads with them.
-func claimedFiles(disk *dom.Instance) (files map[string]bool, dirs map[string]bool) {
+// from (their files, folders, meta files and project files), the init file each init
+// folder's instance comes from (the first that exists, as the loader picks it), and
+// the init meta files of its folders, which the loader reads with them.
+func claimedFiles(fsys fs.FS, disk *dom.Instance) (files map[string]bool, dirs map[string]bool) {
 	files, dirs = map[string]bool{}, map[string]bool{}
 	disk.Walk(func(x *dom.Instance) bool {
 		for _, p := range []string{x.FsPath, x.MetaPath(), x.ProjectFile()} {
@@ -70,6 +71,14 @@ func claimedFiles(disk *dom.Instance) (files map[string]bool, dirs map[string]bo
 		}
 		if x.Kind == dom.KindDir || x.Kind == dom.KindInit {
 			dirs[x.FsPath] = true
+		}
+		if x.Kind == dom.KindInit {
+			for _, f := range initFiles {
+				if st, err := fs.Stat(fsys, join(x.FsPath, f.name)); err == nil && !st.IsDir() {
+					files[join(x.FsPath, f.name)] = true
+					break
+				}
+			}
 		}
 		return true
 	})
@@ -82,18 +91,20 @@ func claimed(p string, files, dirs map[string]bool) bool {
 	if files[p] {
 		return true
 	}
-	if !dirs[dirOf(p)] {
-		return false
-	}
 	name := path.Base(p)
-	return isInitName(name) || strings.HasSuffix(name, ".meta.json") || strings.HasSuffix(name, ".meta.jsonc")
+	return dirs[dirOf(p)] && (name == "init.meta.json" || name == "init.meta.jsonc")
 }
+
+// osMetadata are files the operating system writes into folders on its own (Finder's,
+// Explorer's): they hold nothing of a person's, and go with a deleted folder.
+var osMetadata = map[string]bool{".ds_store": true, "thumbs.db": true, "desktop.ini": true}
 
 // removeFolder deletes every file under the instance's folder, then the folders,
 // deepest first. A file no instance of the subtree comes from (notes, images, a file
 // the project's rules ignore, one saved there since the plan) is refused
 // (ReasonUnmanagedFiles): no plan showed it, so the deletion is left to a person. An
-// empty one (a .gitkeep) holds nothing to lose, and goes with the folder.
+// empty one (a .gitkeep) holds nothing to lose, and goes with the folder, as do the
+// files the operating system keeps there (osMetadata).
 func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 	root := disk.FsPath
 	if root == "" || root == "." || strings.HasPrefix(root, "../") {
@@ -106,7 +117,7 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 	}
 	var files []FileOp
 	var dirs, unmanaged []string
-	ownFiles, ownDirs := claimedFiles(disk)
+	ownFiles, ownDirs := claimedFiles(fsys, disk)
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -121,7 +132,7 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 			if err != nil {
 				return err
 			}
-			if len(data) > 0 && !claimed(p, ownFiles, ownDirs) {
+			if len(data) > 0 && !claimed(p, ownFiles, ownDirs) && !osMetadata[strings.ToLower(path.Base(p))] {
 				unmanaged = append(unmanaged, p)
 				return nil
 			}

@@ -245,6 +245,9 @@ type Failure struct {
 	Field    string `json:"field"`
 	Expected any    `json:"expected"`
 	Actual   any    `json:"actual"`
+	// Unknown names (up to 5, by full name) the descendants a remove would take that
+	// the latest snapshot did not send (field "Descendants").
+	Unknown []string `json:"unknown,omitempty"`
 }
 
 // StaleHandle is an op whose handle (or parent handle) no longer names a live

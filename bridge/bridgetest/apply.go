@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
@@ -148,6 +149,7 @@ func (p *Plugin) edit(n *Node, set protocol.Values) (func(), error) {
 func (p *Plugin) check(ops []protocol.Op) error {
 	var missing []protocol.StaleHandle
 	var failures []protocol.Failure
+	var sent map[*Node]bool // the nodes with a handle, for removes
 	for i, op := range ops {
 		var n *Node
 		switch op.Op {
@@ -182,6 +184,17 @@ func (p *Plugin) check(ops []protocol.Op) error {
 			return errcode.New(errcode.BadRequest, "op %d: unknown op %q", i, op.Op)
 		}
 		failures = append(failures, expectFailures(i, op.Handle, n, op.Expect)...)
+		if op.Op == protocol.OpRemove {
+			if sent == nil {
+				sent = map[*Node]bool{}
+				for _, x := range p.handles {
+					sent[x] = true
+				}
+			}
+			if f, ok := p.unknownDescendants(i, op.Handle, n, sent); ok {
+				failures = append(failures, f)
+			}
+		}
 	}
 	if len(missing) > 0 {
 		return errcode.New(errcode.NotFound, "%d handles are stale or unknown; take a new snapshot", len(missing)).
@@ -192,6 +205,30 @@ func (p *Plugin) check(ops []protocol.Op) error {
 			With("failures", failures)
 	}
 	return nil
+}
+
+// unknownDescendants is the plugin's refusal to remove n while it holds descendants
+// the latest snapshot did not send (sent: the nodes with a handle): removing it would
+// delete instances no plan showed.
+func (p *Plugin) unknownDescendants(op int, handle string, n *Node, sent map[*Node]bool) (protocol.Failure, bool) {
+	count, names := 0, []string{}
+	var walk func(x *Node)
+	walk = func(x *Node) {
+		for _, c := range x.Children {
+			if !sent[c] {
+				count++
+				if len(names) < 5 {
+					names = append(names, strings.Join(p.path(c), "."))
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	if count == 0 {
+		return protocol.Failure{}, false
+	}
+	return protocol.Failure{Op: op, Handle: handle, Field: "Descendants", Expected: 0, Actual: count, Unknown: names}, true
 }
 
 func expectFailures(op int, handle string, n *Node, want *protocol.Expect) []protocol.Failure {
