@@ -52,23 +52,13 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 		}
 	}
 	r.eachFile(func(i int) { changes[i], errs[i] = r.commitFile(root, i) })
-	for i, f := range r.Files {
-		if f.Dir && f.Delete {
-			changes[i] = FileChange{Path: f.Path, Action: "rmdir"}
-			switch err := dirs.Remove(filepath.FromSlash(f.Path)); {
-			case err == nil, errors.Is(err, fs.ErrNotExist):
-			case isNotEmpty(dirs, f.Path):
-				// Someone put a file in it since the plan: it stays, with the folder.
-				changes[i] = FileChange{Path: f.Path, Action: "kept", Reason: string(casfile.Changed)}
-			default:
-				errs[i] = err
-			}
-		}
-	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, r.commitFailed(err)
 	}
 	var warnings []string
+	kept := func(path string) {
+		warnings = append(warnings, path+" changed after the plan and was left as it is; plan again to see the difference")
+	}
 	for i, c := range changes {
 		if c.Action != "kept" {
 			continue
@@ -82,7 +72,7 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 				c.Path, c.Path, c.KeptAt, r.TxID))
 			continue
 		}
-		warnings = append(warnings, c.Path+" changed after the plan and was left as it is; plan again to see the difference")
+		kept(c.Path)
 	}
 	r.State, r.Untidy = stateCommitted, true
 	r.Waiting, r.Error = "", ""
@@ -91,6 +81,24 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 	}
 	r.tidy(root)
 	r.j.prune()
+	// Folders last, once tidy has taken the aside copies of the files deleted out of
+	// them: a folder the transaction emptied holds them until then.
+	for i, f := range r.Files {
+		if f.Dir && f.Delete {
+			changes[i] = FileChange{Path: f.Path, Action: "rmdir"}
+			switch err := dirs.Remove(filepath.FromSlash(f.Path)); {
+			case err == nil, errors.Is(err, fs.ErrNotExist):
+			case isNotEmpty(dirs, f.Path):
+				// Someone put a file in it since the plan: it stays, with the folder.
+				changes[i] = FileChange{Path: f.Path, Action: "kept", Reason: string(casfile.Changed)}
+				kept(f.Path)
+			default:
+				// The files are committed: a folder left behind is only reported.
+				changes[i] = FileChange{Path: f.Path, Action: "kept", Reason: string(casfile.Changed)}
+				warnings = append(warnings, fmt.Sprintf("the folder %s could not be removed (%v); remove it by hand", f.Path, err))
+			}
+		}
+	}
 	return changes, warnings, nil
 }
 

@@ -252,3 +252,35 @@ func TestUndoOfAnAddedSubtree(t *testing.T) {
 		t.Fatalf("Mine after the refused undo: %v", got)
 	}
 }
+
+// TestFolderDeletionRemovesTheFolder, through the real plugin in the emulator: a pull
+// of a folder deleted in Studio removes its files and the folder itself (whose files'
+// aside copies the commit takes away first), reports nothing kept, and the next plan
+// is empty.
+func TestFolderDeletionRemovesTheFolder(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustExec(t, h, `game.ReplicatedStorage.Shared.Lib.Parent = nil`)
+	d, err := h.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Files {
+		if f.Action == "kept" {
+			t.Errorf("file change %+v: nothing changed after the plan", f)
+		}
+	}
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings = %v", res.Warnings)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "src", "shared", "Lib")); !os.IsNotExist(err) {
+		t.Errorf("src/shared/Lib after the pull: %v, want it gone", err)
+	}
+	if d, err := h.Plan(ctx, host.PlanRequest{}); err != nil || len(d.Changes) != 0 {
+		t.Fatalf("the plan after the pull: %v, %+v; want no changes", err, d)
+	}
+}
