@@ -166,6 +166,9 @@ const (
 	// ReasonUnmanagedFiles: the folder a pull would delete holds files no instance
 	// comes from (notes, images, a file saved there since the plan).
 	ReasonUnmanagedFiles Reason = "unmanaged_files"
+	// ReasonIgnoredPath: the file a pull would create matches the project's
+	// globIgnorePaths, so it would not load back.
+	ReasonIgnoredPath Reason = "ignored_path"
 )
 
 // The project and its base (packages project and host).

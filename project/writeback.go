@@ -61,6 +61,7 @@ const (
 	ReasonProjectNode      = "project_node"        // the instance is declared in a project file
 	ReasonSymlink          = "symlink"             // the folder to delete is or holds a symbolic link
 	ReasonUnmanagedFiles   = "unmanaged_files"     // the folder to delete holds files no instance comes from
+	ReasonIgnoredPath      = "ignored_path"        // the new file would match the project's globIgnorePaths
 )
 
 // notUTF8 refuses to write a script's Source or a StringValue's Value that is not
@@ -118,6 +119,14 @@ func PullAdd(p *Project, fsys fs.FS, diskParent, studio *dom.Instance) ([]FileOp
 	}
 	if err := a.add(dir, instPath, studio, taken); err != nil {
 		return nil, err
+	}
+	paths := make([]string, len(a.ops))
+	for i, op := range a.ops {
+		paths[i] = op.Path
+	}
+	if ig, file := ignoredPath(p, fsys, diskParent, paths); ig != "" {
+		return nil, &Refusal{Path: instPath, Reason: ReasonIgnoredPath,
+			Msg: fmt.Sprintf("%s would match the globIgnorePaths of %s, so it would not load back; rename the instance in Studio, or change globIgnorePaths", ig, file)}
 	}
 	return a.ops, nil
 }

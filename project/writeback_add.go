@@ -3,6 +3,7 @@ package project
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -382,4 +383,50 @@ func scriptExt(parent *dom.Instance) string {
 		}
 	}
 	return ".luau"
+}
+
+// ignoredPath returns the first of paths (relative to the project folder) that the
+// globIgnorePaths of the project file, or of a nested project file diskParent is
+// under, ignore, and the project file whose rule decides: a file written there
+// would not load back. "" when none is.
+func ignoredPath(p *Project, fsys fs.FS, diskParent *dom.Instance, paths []string) (string, string) {
+	files := []string{}
+	for x := diskParent; x != nil; x = x.Parent {
+		if f := x.ProjectFile(); f != "" && !slices.Contains(files, p.pathInFS(f)) {
+			files = append(files, p.pathInFS(f))
+		}
+	}
+	if !slices.Contains(files, p.File) {
+		files = append(files, p.File)
+	}
+	slices.Reverse(files) // the root's rules first, as the loader applies them
+	l := &loader{}
+	var rules []ignoreRule
+	var from []string
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			continue
+		}
+		pf, err := l.parseProjectFile(f, data)
+		if err != nil {
+			continue
+		}
+		for range pf.ignores {
+			from = append(from, f)
+		}
+		rules = append(rules, pf.ignores...)
+	}
+	for _, rel := range paths {
+		if fp := p.pathInFS(rel); ignored(rules, fp) {
+			file := p.File
+			for i, r := range rules {
+				if in, ok := relTo(r.base, fp); ok && !r.negate && r.g.match(in) {
+					file = from[i] // the last rule that matches decides
+				}
+			}
+			return rel, file
+		}
+	}
+	return "", ""
 }
