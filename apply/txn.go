@@ -456,10 +456,11 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 		}
 		out = append(out, map[string]any{"id": c.ID, "field": field, "expected": expected, "actual": got})
 	}
-	if o.StudioHash != nil && *o.StudioHash != c.StudioHash {
+	// A hash is hex: its digits in upper case name the same blob.
+	if o.StudioHash != nil && !strings.EqualFold(*o.StudioHash, c.StudioHash) {
 		fail("studioHash", *o.StudioHash, c.StudioHash)
 	}
-	if o.DiskHash != nil && *o.DiskHash != c.DiskHash {
+	if o.DiskHash != nil && !strings.EqualFold(*o.DiskHash, c.DiskHash) {
 		fail("diskHash", *o.DiskHash, c.DiskHash)
 	}
 	names := make([]string, 0, len(o.ExpectedProperties))

@@ -411,7 +411,8 @@ func TestEmulatorSyncRoundTrip(t *testing.T) {
 		t.Fatalf("the refused override changed Studio: %q", got)
 	}
 	d = mustPlan(t, e.host, map[string]string{"StarterPlayer/StarterPlayerScripts/Hud": "both_changed/"})
-	doApply(d, apply.Override{ID: id, Direction: "push", StudioHash: &sd.StudioHash})
+	upper := strings.ToUpper(sd.StudioHash) // the same hash, its hex digits in upper case
+	doApply(d, apply.Override{ID: id, Direction: "push", StudioHash: &upper})
 	if got := studioSource("StarterPlayer", "StarterPlayerScripts", "Hud"); got != "-- disk\n" {
 		t.Errorf("Studio Hud after the override = %q", got)
 	}
