@@ -73,6 +73,7 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 			continue
 		}
 		kept(c.Path)
+		r.Files[i].Kept = true
 	}
 	r.State, r.Untidy = stateCommitted, true
 	r.Waiting, r.Error = "", ""

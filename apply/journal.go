@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -83,6 +84,10 @@ type journalFile struct {
 	// NewHash is the blob id of what the transaction wrote ("" for deletes): undo
 	// restores the pre-image only while the file still holds exactly that.
 	NewHash string `json:"newHash,omitempty"`
+	// Kept: the commit found the file changed since the plan and left it as it was
+	// (files[].action "kept"); the transaction wrote nothing there, so undo has
+	// nothing to put back.
+	Kept bool `json:"kept,omitempty"`
 }
 
 type studioPreImage struct {
@@ -122,10 +127,12 @@ type record struct {
 	Checks []instanceCheck `json:"checks"`
 	// Parents are the instance paths of add ops' parents, for undo.
 	Parents []parentRef `json:"parents,omitempty"`
-	// Waiting, Error and Untidy live in the state file (recordState).
+	// Waiting, Error and Untidy live in the state file (recordState), and so do
+	// the Files the commit kept (their indexes, kept).
 	Waiting   string `json:"-"`
 	Error     string `json:"-"`
 	Untidy    bool   `json:"-"`
+	kept      []int
 	stageData []project.FileOp
 	// opsJSON is Ops encoded once (protocol.EncodeOps), for the record and the wire.
 	opsJSON []byte
@@ -354,11 +361,21 @@ type recordState struct {
 	Error     string    `json:"error,omitempty"`
 	// Untidy: committed, but its aside copies may still be in the project.
 	Untidy bool `json:"untidy,omitempty"`
+	// Kept are the indexes of the Files the commit left as the user had changed
+	// them (journalFile.Kept).
+	Kept []int `json:"kept,omitempty"`
 }
 
 func (r *record) stateJSON() []byte {
+	kept := r.kept
+	for i, f := range r.Files {
+		if f.Kept && !slices.Contains(kept, i) {
+			kept = append(kept, i)
+		}
+	}
+	r.kept = kept
 	b, _ := json.Marshal(recordState{TxID: r.TxID, State: r.State, Place: r.Place, SessionID: r.SessionID, CreatedAt: r.CreatedAt,
-		UpdatedAt: r.UpdatedAt, Waiting: r.Waiting, Error: r.Error, Untidy: r.Untidy})
+		UpdatedAt: r.UpdatedAt, Waiting: r.Waiting, Error: r.Error, Untidy: r.Untidy, Kept: kept})
 	return b
 }
 
@@ -420,7 +437,7 @@ func (r *record) CheckDisk() error {
 func (r *record) diskFailures(want func(journalFile) string) []map[string]any {
 	var failures []map[string]any
 	for _, f := range r.Files {
-		if f.Dir {
+		if f.Dir || f.Kept {
 			continue
 		}
 		expected := want(f)
@@ -651,7 +668,7 @@ func (j *Journal) records(full bool) ([]*record, error) {
 			continue
 		}
 		r := &record{j: j, dir: dir, TxID: st.TxID, State: st.State, Place: st.Place, SessionID: st.SessionID, CreatedAt: st.CreatedAt,
-			UpdatedAt: st.UpdatedAt, Waiting: st.Waiting, Error: st.Error, Untidy: st.Untidy}
+			UpdatedAt: st.UpdatedAt, Waiting: st.Waiting, Error: st.Error, Untidy: st.Untidy, kept: st.Kept}
 		if full {
 			if err := r.load(); err != nil {
 				continue
@@ -674,6 +691,11 @@ func (r *record) load() error {
 		return err
 	}
 	r.State = state
+	for _, i := range r.kept {
+		if i >= 0 && i < len(r.Files) {
+			r.Files[i].Kept = true
+		}
+	}
 	return nil
 }
 

@@ -177,6 +177,52 @@ func TestCommitKeepsAnEditMadeAfterTheCheck(t *testing.T) {
 	}
 }
 
+// A file the commit kept was never written by the transaction: undo leaves it as the
+// user made it and puts back the others (in a later process too: the record keeps
+// which files were kept).
+func TestUndoLeavesTheFilesACommitKept(t *testing.T) {
+	j, dir := newJournal(t)
+	write(t, dir, "a.luau", "planned\n")
+	write(t, dir, "b.luau", "planned\n")
+	r := prepare(t, j, dir, "tx1", &work{files: []project.FileOp{
+		{Path: "a.luau", Data: []byte("studio\n"), Expect: hash("planned\n")},
+		{Path: "b.luau", Data: []byte("studio\n"), Expect: hash("planned\n")},
+	}}, nil, nil)
+	if err := r.CheckDisk(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.luau", "user\n")
+	if err := r.MarkStudioSent(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.MarkCommitting(); err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := r.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[0].Action != "kept" || files[1].Action != "write" {
+		t.Fatalf("commit = %+v, want a.luau kept and b.luau written", files)
+	}
+	later := &Journal{Dir: j.Dir} // a later process
+	res, err := later.Undo(context.Background(), "tx1", nil, nil)
+	if err != nil {
+		t.Fatalf("undo of a transaction with a kept file: %v", err)
+	}
+	if got := read(t, dir, "a.luau"); got != "user\n" {
+		t.Errorf("a.luau after undo = %q, want the user's edit", got)
+	}
+	if got := read(t, dir, "b.luau"); got != "planned\n" {
+		t.Errorf("b.luau after undo = %q, want its pre-image", got)
+	}
+	for _, f := range res.Files {
+		if f.Path == "a.luau" {
+			t.Errorf("undo touched the kept a.luau: %+v", f)
+		}
+	}
+}
+
 func TestCheckDiskRefusesMovedFiles(t *testing.T) {
 	j, dir := newJournal(t)
 	write(t, dir, "a.luau", "changed\n")

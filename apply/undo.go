@@ -255,6 +255,8 @@ func (r *record) undoFiles() ([]FileChange, error) {
 		var err error
 		action := "restore"
 		switch {
+		case f.Kept: // the commit left the user's version there: nothing to put back
+			continue
 		case f.Dir && f.Delete:
 			if err := dirs.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
 				return out, err

@@ -130,6 +130,12 @@ func TestRecoveryAfterStudioRestart(t *testing.T) {
 				if strings.Contains(ce.Message, "has not said") {
 					t.Errorf("message = %q", ce.Message)
 				}
+				// So does undo: an older transaction undone underneath the open one
+				// would change what its recovery reads.
+				_, err = e.Host.Undo(ctx, host.UndoRequest{})
+				if ce := mustCode(t, err, errcode.Busy); ce.ReasonCode() != errcode.ReasonTransactionPending {
+					t.Fatalf("undo with a transaction open: %v %v", ce.ReasonCode(), ce.Details)
+				}
 				shown, err := e.Host.Recover(ctx, host.RecoverRequest{})
 				if err != nil {
 					t.Fatal(err)

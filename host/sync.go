@@ -241,14 +241,8 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	}
 	defer h.turn.give()
 	defer relaxGC()()
-	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
-		h.recoverLocked()
-		if pending, _ = h.journal.Pending(); len(pending) > 0 {
-			p := pending[0]
-			return nil, errcode.New(errcode.Busy, "transaction %s is still open: %s", p.TxID, waitingFor(p)).
-				Reason(errcode.ReasonTransactionPending, errcode.NextResolveTransaction, errcode.NextShowStatus).
-				With("txId", p.TxID).With("waiting", p.Waiting).With("pending", pending)
-		}
+	if err := h.noneOpen(); err != nil {
+		return nil, err
 	}
 	sid := req.SessionID
 	if sid == "" && len(h.bridge.Sessions()) > 1 {
@@ -373,6 +367,11 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
 	}
 	defer h.turn.give()
+	// An open transaction is finished or rolled back by what Studio holds: an undo
+	// underneath it would change what that decision reads.
+	if err := h.noneOpen(); err != nil {
+		return nil, err
+	}
 	// Undo needs Studio only if the transaction changed it; the journal says so.
 	s, noSession := h.session(ctx, req.SessionID)
 	if errcode.Of(noSession) == errcode.StudioReadOnly {
@@ -395,6 +394,22 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	}
 	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
 	return res, nil
+}
+
+// noneOpen tries to finish or roll back the open transactions (as recovery does),
+// and refuses with E_BUSY transaction_pending while one stays open. The caller holds
+// the turn.
+func (h *Host) noneOpen() error {
+	if pending, err := h.journal.Pending(); err == nil && len(pending) > 0 {
+		h.recoverLocked()
+		if pending, _ = h.journal.Pending(); len(pending) > 0 {
+			p := pending[0]
+			return errcode.New(errcode.Busy, "transaction %s is still open: %s", p.TxID, waitingFor(p)).
+				Reason(errcode.ReasonTransactionPending, errcode.NextResolveTransaction, errcode.NextShowStatus).
+				With("txId", p.TxID).With("waiting", p.Waiting).With("pending", pending)
+		}
+	}
+	return nil
 }
 
 // pushedSources returns the Sources of the scripts the applied push changes of p
