@@ -205,7 +205,15 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio, errcode.NextRetry)
 		}
 		if err := studio.Apply(ctx, "undo-"+r.TxID, ops, nil); err != nil {
-			return nil, withChanges(err, ops, func(id string) string { return pathOf[id] })
+			ce := errcode.As(withChanges(err, ops, func(id string) string { return pathOf[id] }))
+			if ce.Code == errcode.PreconditionFailed || ce.Code == errcode.NotFound {
+				// Studio holds something else than the transaction left: the same
+				// refusal as a file changed since, named by the transaction.
+				list, _ := ce.Details["failures"].([]any)
+				ce = errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed in Studio since it was applied", r.TxID, max(len(list), 1)).
+					Reason(errcode.ReasonChangedSince, errcode.NextReplan).With("failures", ce.Details["failures"])
+			}
+			return nil, ce.With("txId", r.TxID)
 		}
 	}
 	res.StudioOps = len(ops)

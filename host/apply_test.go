@@ -454,6 +454,10 @@ func TestUndoRefusesWhenThingsMoved(t *testing.T) {
 	_, err = e.Host.Undo(ctx, host.UndoRequest{})
 	ce := mustCode(t, err, errcode.PreconditionFailed)
 	assertUnchanged(t, e, before)
+	// The same refusal as a file changed since: changed_since, naming the transaction.
+	if ce.ReasonCode() != errcode.ReasonChangedSince || ce.Details["txId"] == nil {
+		t.Errorf("refusal = %s %v, want changed_since with the txId", ce.ReasonCode(), ce.Details)
+	}
 	// Studio's refusal names the change and its path, not only the plugin's handle.
 	b, _ := json.Marshal(ce.Details["failures"])
 	var failures []struct{ ID, Path string }
