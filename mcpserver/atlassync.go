@@ -63,7 +63,12 @@ func (t *tools) atlasSync(ctx context.Context, in SyncIn) result[syncflow.Result
 // appliedText is the success summary: what was applied.
 func appliedText(a *host.ApplyData) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Applied %d change(s) (transaction %s):\n", len(a.Applied), a.TxID)
+	if len(a.Applied) == 0 {
+		// Nothing was written: no transaction was journaled, so none is named.
+		b.WriteString("Applied nothing: every change was left as it is.\n")
+	} else {
+		fmt.Fprintf(&b, "Applied %d change(s) (transaction %s):\n", len(a.Applied), a.TxID)
+	}
 	for _, c := range a.Applied {
 		fmt.Fprintf(&b, "- %s %s %s", c.Direction, c.PatchType, c.Path)
 		if c.FsPath != "" {
