@@ -20,6 +20,7 @@ var guardReasons = map[plan.Reason]errcode.Reason{
 	plan.MassDelete:         errcode.ReasonMassDelete,
 	plan.DuplicateName:      errcode.ReasonDuplicateName,
 	plan.ProjectNodeRemoved: errcode.ReasonProjectNodeRemoved,
+	plan.StudioMassDelete:   errcode.ReasonStudioMassDelete,
 }
 
 // unresolvedError refuses changes without a direction (ids). When a guard held them

@@ -125,6 +125,10 @@ const (
 	// instances the base's project file declared and the project file no longer
 	// declares (plan's data.guards.projectNodeRemoved).
 	ReasonProjectNodeRemoved Reason = "project_node_removed"
+	// ReasonStudioMassDelete: the unresolved changes are deletions in Studio of files
+	// deleted on disk, held back because there are too many (plan's
+	// data.guards.studioMassDelete).
+	ReasonStudioMassDelete Reason = "studio_mass_delete"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).

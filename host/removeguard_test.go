@@ -284,3 +284,47 @@ func TestFolderDeletionRemovesTheFolder(t *testing.T) {
 		t.Fatalf("the plan after the pull: %v, %+v; want no changes", err, d)
 	}
 }
+
+// TestStudioMassDeleteIsHeld, through the real plugin in the emulator: files deleted on
+// disk are deleted in Studio by a push, but not when together they would empty a
+// mapped folder (or pass the file thresholds): the plan leaves them unresolved
+// (studio_mass_delete), an apply refuses them, and pushing them by choice works.
+func TestStudioMassDeleteIsHeld(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	for _, f := range []string{"src/shared/A.luau", "src/shared/B.luau"} {
+		if err := os.Remove(filepath.Join(e.dir, filepath.FromSlash(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(e.dir, "src", "shared", "Lib")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var overrides []apply.Override
+	for _, c := range d.Changes {
+		if c.Reason != plan.StudioMassDelete || c.Direction != "" {
+			t.Errorf("change %s: %s %q, want studio_mass_delete, unresolved", c.Path, c.Reason, c.Direction)
+		}
+		overrides = append(overrides, apply.Override{ID: c.ID, Direction: plan.Push})
+	}
+	if len(d.Changes) != 3 || d.Guards == nil || len(d.Guards.StudioMassDelete) != 3 || d.Guards.StudioMassDeleteRule != "share" || d.Guards.StudioMassDeleteFiles != 5 {
+		t.Fatalf("changes %d, guards %+v; want the 3 deletions (5 of the project's 7 files) held", len(d.Changes), d.Guards)
+	}
+	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonStudioMassDelete {
+		t.Fatalf("apply without a choice: %v (reason %q), want E_UNRESOLVED studio_mass_delete", err, ce.ReasonCode())
+	}
+	if got := mustExec(t, h, `return #game.ReplicatedStorage.Shared:GetChildren()`).Returns; len(got) != 1 || got[0] != "3" {
+		t.Fatalf("Shared's children after the refused apply: %v, want 3", got)
+	}
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: overrides}); err != nil {
+		t.Fatalf("push by choice: %v", err)
+	}
+	if got := mustExec(t, h, `return #game.ReplicatedStorage.Shared:GetChildren()`).Returns; len(got) != 1 || got[0] != "0" {
+		t.Fatalf("Shared's children after the push: %v, want 0", got)
+	}
+}

@@ -20,8 +20,8 @@ read Studio's text, merge into the file if needed (then plan again), and decide 
 then sync_apply.
 Guards also leave changes null on purpose: place_changed (Studio holds another or an empty place:
 session.placeCheck) and mass_delete hold back deletions of files; duplicate_name holds back pulls of
-same-named siblings (rename one in Studio); project_node_removed holds back deletions in Studio of
-what the project file no longer declares. Carry those out only when the person asks for it.`
+same-named siblings (rename one in Studio); project_node_removed and studio_mass_delete hold back
+deletions in Studio (what the project file no longer declares; too many files deleted on disk). Carry those out only when the person asks for it.`
 
 const descApply = `Apply a plan from sync_plan: pass its confirmToken and yes: true. Atlas recomputes
 the plan and refuses (E_CONFIRM_TOKEN_MISMATCH) if anything moved since, checks each override's

@@ -42,6 +42,13 @@ type Guards struct {
 	// ProjectNodeRemoved lists the deletions in Studio held back because the
 	// project file no longer declares the instance it declared at the base.
 	ProjectNodeRemoved []string `json:"projectNodeRemoved,omitempty"`
+	// StudioMassDelete lists the deletions in Studio (files deleted on disk) held
+	// back because there are too many: the thresholds of MassDelete, counted in
+	// the base's files; StudioMassDeleteFiles, Rule and Container as MassDelete's.
+	StudioMassDelete          []string `json:"studioMassDelete,omitempty"`
+	StudioMassDeleteFiles     int      `json:"studioMassDeleteFiles,omitempty"`
+	StudioMassDeleteRule      string   `json:"studioMassDeleteRule,omitempty"`
+	StudioMassDeleteContainer string   `json:"studioMassDeleteContainer,omitempty"`
 }
 
 // Duplicate is a change whose instance shares its name with siblings.
@@ -140,7 +147,8 @@ func (c *computer) guard(p *Plan, total, present census) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
 	}
 	guardProjectNodeRemoved(p, g)
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved) > 0 {
+	guardStudioMassDelete(p, g, total)
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete) > 0 {
 		p.Guards = g
 	}
 }
@@ -172,6 +180,36 @@ func guardCannotPull(p *Plan, g *Guards, deletions []*Change) []*Change {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) deleted in Studio are declared in a project file or stored inside a model file, so no file can be removed for them: left unresolved (project_node, in_model_file); push to put them back in Studio, or edit the file by hand", n))
 	}
 	return kept
+}
+
+// guardStudioMassDelete holds back the deletions in Studio that the table pushes
+// (files deleted on disk since the base), all of them, when together they pass the
+// thresholds of the mass-deletion guard, counted in the base's files: more than
+// MassDeleteFiles, more than MassDeleteShare of the project's, or every file of a
+// mapped folder (StudioMassDelete). A folder emptied by mistake, or a checkout that
+// dropped half the project, would otherwise empty Studio too.
+func guardStudioMassDelete(p *Plan, g *Guards, total census) {
+	var removals []*Change
+	for _, ch := range p.Changes {
+		if ch.PatchType == Remove && ch.Direction == Push && ch.Base != nil {
+			removals = append(removals, ch)
+		}
+	}
+	rule, container, files := massDeleteOf(removals, total, func(ch *Change) *dom.Instance { return ch.Base })
+	if rule == "" {
+		return
+	}
+	for _, ch := range removals {
+		hold(ch, StudioMassDelete)
+		g.StudioMassDelete = append(g.StudioMassDelete, ch.ID)
+	}
+	g.StudioMassDeleteFiles, g.StudioMassDeleteRule, g.StudioMassDeleteContainer = files, rule, container
+	why := map[string]string{
+		"files":     fmt.Sprintf("more than %d files", MassDeleteFiles),
+		"share":     fmt.Sprintf("more than %.0f%% of the project's %d files", MassDeleteShare*100, total.files),
+		"container": "every file of " + container,
+	}[rule]
+	p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete in Studio the instances of %d file(s) deleted on disk, %s: the %d deletion(s) are left unresolved (studio_mass_delete); choose push for a change to delete it in Studio", files, why, len(removals)))
 }
 
 // guardProjectNodeRemoved holds back the deletions in Studio (pushes of a Remove)
@@ -208,14 +246,21 @@ func empty(total, present census) bool {
 // massDelete says which threshold deletions pass ("" for none), the container
 // they empty (rule "container"), and how many files they would remove.
 func (c *computer) massDelete(deletions []*Change, total census) (rule, container string, files int) {
+	return massDeleteOf(deletions, total, func(ch *Change) *dom.Instance { return ch.Disk })
+}
+
+// massDeleteOf is massDelete counting the files of side(ch) for each deletion: the
+// disk's instance for a deletion on disk, the base's for one in Studio.
+func massDeleteOf(deletions []*Change, total census, side func(*Change) *dom.Instance) (rule, container string, files int) {
 	if len(deletions) == 0 {
 		return "", "", 0
 	}
 	byContainer := map[*dom.Instance]int{}
 	for _, ch := range deletions {
-		n := censusOf(ch.Disk).files
+		x := side(ch)
+		n := censusOf(x).files
 		files += n
-		for a := ch.Disk.Parent; a != nil; a = a.Parent {
+		for a := x.Parent; a != nil; a = a.Parent {
 			if mappedContainer(a) {
 				byContainer[a] += n
 			}

@@ -87,6 +87,10 @@ const (
 	// truncated one, would delete whole services or folders in Studio, with what
 	// Studio holds there that the project never managed.
 	ProjectNodeRemoved Reason = "project_node_removed"
+	// StudioMassDelete: a deletion in Studio (a push of files deleted on disk) among
+	// many: together they would remove a whole mapped folder, or more of the base's
+	// files than the thresholds of MassDelete allow.
+	StudioMassDelete Reason = "studio_mass_delete"
 )
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
