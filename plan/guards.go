@@ -139,11 +139,7 @@ func (c *computer) guard(p *Plan, total, present census) {
 			g.MassDelete = append(g.MassDelete, ch.ID)
 		}
 		g.MassDeleteFiles, g.MassDeleteRule, g.MassDeleteContainer = files, rule, container
-		why := map[string]string{
-			"files":     fmt.Sprintf("more than %d files", MassDeleteFiles),
-			"share":     fmt.Sprintf("more than %.0f%% of the project's %d files", MassDeleteShare*100, total.files),
-			"container": "every file of " + container,
-		}[rule]
+		why := massDeleteWhy(rule, container, total)
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
 	}
 	guardProjectNodeRemoved(p, g)
@@ -204,11 +200,7 @@ func guardStudioMassDelete(p *Plan, g *Guards, total census) {
 		g.StudioMassDelete = append(g.StudioMassDelete, ch.ID)
 	}
 	g.StudioMassDeleteFiles, g.StudioMassDeleteRule, g.StudioMassDeleteContainer = files, rule, container
-	why := map[string]string{
-		"files":     fmt.Sprintf("more than %d files", MassDeleteFiles),
-		"share":     fmt.Sprintf("more than %.0f%% of the project's %d files", MassDeleteShare*100, total.files),
-		"container": "every file of " + container,
-	}[rule]
+	why := massDeleteWhy(rule, container, total)
 	p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete in Studio the instances of %d file(s) deleted on disk, %s: the %d deletion(s) are left unresolved (studio_mass_delete); choose push for a change to delete it in Studio", files, why, len(removals)))
 }
 
@@ -241,6 +233,17 @@ func empty(total, present census) bool {
 		return present.scripts == 0
 	}
 	return total.files > 0 && present.files == 0
+}
+
+// massDeleteWhy says in words which threshold of the mass-deletion guard passed.
+func massDeleteWhy(rule, container string, total census) string {
+	switch rule {
+	case "files":
+		return fmt.Sprintf("more than %d files", MassDeleteFiles)
+	case "share":
+		return fmt.Sprintf("more than %.0f%% of the project's %d files", MassDeleteShare*100, total.files)
+	}
+	return "every file of " + container
 }
 
 // massDelete says which threshold deletions pass ("" for none), the container
