@@ -162,8 +162,45 @@ func (h *Host) recoverLocked() []apply.Pending {
 	}
 	for _, d := range done {
 		h.log.Info("finished open transaction", "txId", d.TxID, "state", d.State)
+		if d.State == "committed" {
+			h.syncedByRecovery(ctx, apply.Place{ID: d.PlaceID, Name: d.PlaceName})
+		}
 	}
 	return done
+}
+
+// syncedByRecovery records, as an apply does, that the place of a transaction
+// recovery finished is the place of the last successful sync: both sides hold it.
+// It needs that place's one edit session to be connected (to mark the place).
+func (h *Host) syncedByRecovery(ctx context.Context, place apply.Place) {
+	if s := h.placeSession(place, ""); s != nil {
+		h.places.synced(ctx, s, h.log.Warn)
+	}
+}
+
+// placeSession is the connected Studio of place: the session sessionID if it is
+// connected with that place, else the one edit session of that place; nil when
+// there is none or several. Read-only (playtest) sessions are never taken.
+func (h *Host) placeSession(place apply.Place, sessionID string) *bridge.Session {
+	var match []bridge.SessionInfo
+	for _, info := range h.bridge.Sessions() {
+		if info.ReadOnly || !place.Same(apply.Place{ID: info.PlaceID, Name: info.PlaceName}) {
+			continue
+		}
+		if info.ID == sessionID {
+			match = []bridge.SessionInfo{info}
+			break
+		}
+		match = append(match, info)
+	}
+	if len(match) != 1 {
+		return nil
+	}
+	s, err := h.bridge.Session(match[0].ID)
+	if err != nil {
+		return nil
+	}
+	return s
 }
 
 // connector finds, for recovery, the connected Studio of a transaction's place:
@@ -171,25 +208,11 @@ func (h *Host) recoverLocked() []apply.Pending {
 // one edit session of that place. Read-only (playtest) sessions are never asked.
 func (h *Host) connector(snaps *snapshots) apply.Connector {
 	return func(place apply.Place, sessionID string) *apply.Connection {
-		var match []bridge.SessionInfo
-		for _, info := range h.bridge.Sessions() {
-			if info.ReadOnly || !place.Same(apply.Place{ID: info.PlaceID, Name: info.PlaceName}) {
-				continue
-			}
-			if info.ID == sessionID {
-				match = []bridge.SessionInfo{info}
-				break
-			}
-			match = append(match, info)
-		}
-		if len(match) != 1 {
+		s := h.placeSession(place, sessionID)
+		if s == nil {
 			return nil
 		}
-		s, err := h.bridge.Session(match[0].ID)
-		if err != nil {
-			return nil
-		}
-		return &apply.Connection{SessionID: match[0].ID, Studio: &sessionStudio{s: s}, Prober: &sessionProber{s: s, snaps: snaps}}
+		return &apply.Connection{SessionID: s.Info().ID, Studio: &sessionStudio{s: s}, Prober: &sessionProber{s: s, snaps: snaps}}
 	}
 }
 
@@ -256,11 +279,19 @@ func (h *Host) Recover(ctx context.Context, req RecoverRequest) (*apply.RecoverR
 				Resolved: &apply.Resolved{TxID: d.TxID, Action: action, State: d.State, Files: []apply.FileChange{}, Studio: []apply.PathSide{}}}, nil
 		}
 	}
+	pending, _ := h.journal.Pending()
 	var res *apply.RecoverResult
 	err := h.studio.use(ctx, func(snaps *snapshots) error {
 		var err error
 		res, err = h.journal.Resolve(ctx, req.TxID, req.Action, h.connector(snaps))
 		return err
 	})
+	if err == nil && res != nil && res.Resolved != nil && res.Resolved.State == "committed" {
+		for _, p := range pending {
+			if p.TxID == res.Resolved.TxID {
+				h.syncedByRecovery(ctx, apply.Place{ID: p.PlaceID, Name: p.PlaceName})
+			}
+		}
+	}
 	return res, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // A second host for the same project is refused with E_BUSY host_running naming
@@ -113,6 +114,14 @@ func TestRecoveryAfterStudioRestart(t *testing.T) {
 			st, _ = e.Host.Status(ctx)
 			if (len(st.Pending) == 1) != c.wantPending {
 				t.Fatalf("pending = %+v", st.Pending)
+			}
+			if c.name == "all applied" {
+				// Recovery finished the transaction: as after an apply, this place is
+				// the last synced one (before, no sync had ever succeeded).
+				waitFor(t, "the place recorded as synced", func() bool {
+					st, _ := e.Host.Status(ctx)
+					return st.PlaceCheck != nil && st.PlaceCheck.State == plan.PlaceSame && st.PlaceCheck.LastSync != nil
+				})
 			}
 			if c.wantPending {
 				// Blocked, but saying how to leave: apply refuses with
