@@ -62,10 +62,12 @@ func TestRecoveryAfterStudioRestart(t *testing.T) {
 		studio      func(p *bridgetest.Place)
 		wantUtil    string // the file the transaction writes
 		wantPending bool
+		finish      bool // the person resolves a pending one with finish, not abort
 	}{
-		{"all applied", func(p *bridgetest.Place) { setMain(p); addNew(p) }, "return { studio = true }\n", false},
-		{"none applied", func(p *bridgetest.Place) {}, "return {}\n", false},
-		{"part applied", setMain, "return {}\n", true},
+		{"all applied", func(p *bridgetest.Place) { setMain(p); addNew(p) }, "return { studio = true }\n", false, false},
+		{"none applied", func(p *bridgetest.Place) {}, "return {}\n", false, false},
+		{"part applied", setMain, "return {}\n", true, false},
+		{"part applied, finished", setMain, "return {}\n", true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,6 +153,20 @@ func TestRecoveryAfterStudioRestart(t *testing.T) {
 				}
 				if len(shown.Transactions) != 1 || shown.Transactions[0].Studio != apply.SideMixed {
 					t.Fatalf("shown = %+v", shown.Transactions)
+				}
+				if c.finish {
+					res, err := e.Host.Recover(ctx, host.RecoverRequest{Action: apply.ActionFinish})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Resolved.State != "committed" || readFile(t, e.Dir, "src/shared/Util.luau") != "return { studio = true }\n" {
+						t.Fatalf("resolved = %+v", res.Resolved)
+					}
+					// Finished: as after an apply, this place is the last synced one.
+					if st, _ := e.Host.Status(ctx); st.PlaceCheck == nil || st.PlaceCheck.State != plan.PlaceSame || st.PlaceCheck.LastSync == nil {
+						t.Fatalf("placeCheck after the finish = %+v", st.PlaceCheck)
+					}
+					return
 				}
 				res, err := e.Host.Recover(ctx, host.RecoverRequest{Action: apply.ActionAbort})
 				if err != nil {
