@@ -35,30 +35,35 @@ type UndoResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// addedSince returns a descendant of inst, a Studio instance a transaction added as
-// added, that the transaction did not add (by name and class, level by level), or nil.
-func addedSince(inst *dom.Instance, added *protocol.NewInstance) *dom.Instance {
+// changedSince returns a descendant of inst, a Studio instance a transaction added as
+// added, that is not as the transaction added it, and how: "added since" (by name and
+// class, level by level, same-named siblings in order) or "Source changed since". nil
+// when every descendant is the transaction's own. (inst's own Source is the remove's
+// precondition.)
+func changedSince(inst *dom.Instance, added *protocol.NewInstance) (*dom.Instance, string) {
 	if inst == nil || added == nil {
-		return nil
+		return nil, ""
 	}
-	left := map[[2]string]int{}
-	byKey := map[[2]string]*protocol.NewInstance{}
+	byKey := map[[2]string][]*protocol.NewInstance{}
 	for _, c := range added.Children {
 		k := [2]string{c.Name, c.ClassName}
-		left[k]++
-		byKey[k] = c
+		byKey[k] = append(byKey[k], c)
 	}
 	for _, c := range inst.Children {
 		k := [2]string{c.Name, c.ClassName}
-		if left[k] == 0 {
-			return c
+		if len(byKey[k]) == 0 {
+			return c, "added since"
 		}
-		left[k]--
-		if x := addedSince(c, byKey[k]); x != nil {
-			return x
+		a := byKey[k][0]
+		byKey[k] = byKey[k][1:]
+		if src, ok := sourceOf(a.Properties["Source"]); ok && c.IsScript() && c.SourceHash != "" && c.SourceHash != gitblob.HashString(src) {
+			return c, "Source changed since"
+		}
+		if x, why := changedSince(c, a); x != nil {
+			return x, why
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // Undo puts back what a committed transaction (the newest when txID is "") overwrote:
@@ -175,10 +180,11 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				failures = append(failures, map[string]any{"path": joinPath(path), "field": "instance", "expected": "present", "actual": err.Error()})
 				continue
 			}
-			if extra := addedSince(inst, op.Instance); extra != nil {
-				// Studio holds more under it than the transaction added: someone's
-				// work since, which removing it would delete.
-				failures = append(failures, map[string]any{"path": extra.Path(), "field": "instance", "expected": "absent", "actual": "added since"})
+			if x, why := changedSince(inst, op.Instance); x != nil {
+				// Studio holds under it something the transaction did not add, or
+				// a script edited since: someone's work, which removing it would
+				// delete.
+				failures = append(failures, map[string]any{"path": x.Path(), "field": "instance", "expected": "as added", "actual": why})
 				continue
 			}
 			e := &protocol.Expect{}

@@ -251,6 +251,15 @@ func TestUndoOfAnAddedSubtree(t *testing.T) {
 	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.NewLib.Deep.Mine.Source`).Returns; len(got) != 1 || got[0] != "return 'mine'" {
 		t.Fatalf("Mine after the refused undo: %v", got)
 	}
+	// Nor once a script the transaction added was edited in Studio since.
+	mustExec(t, h, `game.ReplicatedStorage.Shared.NewLib.Deep.Mine.Parent = nil game.ReplicatedStorage.Shared.NewLib.Deep.Leaf.Source = "return 'edited'"`)
+	_, err = h.Undo(ctx, host.UndoRequest{})
+	if ce := errcode.As(err); ce.Code != errcode.PreconditionFailed || ce.ReasonCode() != errcode.ReasonChangedSince {
+		t.Fatalf("undo over a script edited since: %v (reason %q), want E_PRECONDITION_FAILED changed_since", err, ce.ReasonCode())
+	}
+	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.NewLib.Deep.Leaf.Source`).Returns; len(got) != 1 || got[0] != "return 'edited'" {
+		t.Fatalf("Leaf after the refused undo: %v", got)
+	}
 }
 
 // TestFolderDeletionRemovesTheFolder, through the real plugin in the emulator: a pull
