@@ -128,14 +128,23 @@ func removeFolder(fsys fs.FS, disk *dom.Instance) ([]FileOp, error) {
 		case d.IsDir():
 			dirs = append(dirs, p)
 		default:
+			own := claimed(p, ownFiles, ownDirs) || osMetadata[strings.ToLower(path.Base(p))]
+			if !own {
+				// Refused unless empty: a file of someone's is not read to be refused.
+				if info, err := d.Info(); err == nil && info.Size() > 0 {
+					unmanaged = append(unmanaged, p)
+					return nil
+				}
+			}
 			data, err := fs.ReadFile(fsys, p)
 			if err != nil {
 				return err
 			}
-			if len(data) > 0 && !claimed(p, ownFiles, ownDirs) && !osMetadata[strings.ToLower(path.Base(p))] {
+			if len(data) > 0 && !own {
 				unmanaged = append(unmanaged, p)
 				return nil
 			}
+			// (the delete expects these bytes: a file written since is kept)
 			files = append(files, FileOp{Path: p, Delete: true, Expect: gitblob.Hash(data)})
 		}
 		return nil
