@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -42,6 +44,29 @@ func unresolvedError(p *plan.Plan, ids []string) error {
 	}
 	e := errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(ids)).
 		Reason(reason, next...).With("ids", ids)
+	if p.Guards != nil && len(p.Guards.Unwritable) > 0 {
+		var held []plan.Unwritable
+		for _, u := range p.Guards.Unwritable {
+			if slices.Contains(ids, u.ID) {
+				held = append(held, u)
+			}
+		}
+		if len(held) == len(ids) {
+			// Every change lacking a direction is a pull the files cannot take:
+			// the refusal is theirs, as an apply that tried them would give it.
+			reason = errcode.Reason(common)
+			if common == "" {
+				reason = errcode.ReasonUnresolved
+			}
+			msg := held[0].Message
+			if len(held) > 1 {
+				msg = fmt.Sprintf("%d change(s) made in Studio cannot be written to the project's files as they are (details.unwritable says why for each); the first: %s", len(held), msg)
+			}
+			return errcode.New(errcode.Unresolved, "%s", msg).
+				Reason(reason, errcode.NextPassOverride, errcode.NextSkipUnresolved).
+				With("ids", ids).With("unwritable", held)
+		}
+	}
 	if p.Guards != nil && len(p.Guards.Duplicates) > 0 {
 		var dups []plan.Duplicate
 		for _, d := range p.Guards.Duplicates {
@@ -100,4 +125,37 @@ func claim(files map[string]*plan.Change, c *plan.Change, ops []project.FileOp, 
 		files[key] = c
 	}
 	return nil
+}
+
+// Unwritable runs, for a plan, the checks an apply makes before it writes pulls to
+// the project's files: the writes each pull would make (project.PullEdit,
+// PullAdd, PullRemove, on the files as they are) and no file written by two
+// pulls. It returns the pulls an apply would refuse, by change id, with the
+// refusal's reason and message. A pull whose check fails otherwise (a text that
+// cannot be read back, a file that changed since the disk was read) is left out:
+// the apply decides it. readTexts, when set, gives a pull's scripts the texts
+// their trees let go. Nothing is written.
+func Unwritable(st *State, diskIdx map[string]*dom.Instance, pulls []*plan.Change, readTexts func(*plan.Change) error) map[string]plan.Refusal {
+	out := map[string]plan.Refusal{}
+	files := map[string]*plan.Change{}
+	for _, c := range pulls {
+		if readTexts != nil && readTexts(c) != nil {
+			continue
+		}
+		w := &work{}
+		err := w.pull(st, c, diskIdx)
+		if err == nil {
+			err = claim(files, c, w.files, st.FoldCase)
+		}
+		var r *project.Refusal
+		var e *errcode.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &r):
+			out[c.ID] = plan.Refusal{Reason: plan.Reason(r.Reason), Message: r.Error()}
+		case errors.As(err, &e) && e.ReasonCode() == errcode.ReasonDuplicateName:
+			out[c.ID] = plan.Refusal{Reason: plan.DuplicateName, Message: e.Message}
+		}
+	}
+	return out
 }

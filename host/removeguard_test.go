@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -129,11 +130,32 @@ func TestFolderDeletionKeepsFilesNoPlanShowed(t *testing.T) {
 	if len(d.Changes) != 1 || d.Changes[0].Path != "ReplicatedStorage/Shared/Lib" || d.Changes[0].Direction != "pull" {
 		t.Fatalf("changes = %+v, want Lib's deletion pulled", d.Changes)
 	}
+	// A file saved there after the plan: the apply's plan holds the pull back, so
+	// the token's plan moved.
 	hosttest.Write(t, e.dir, "src/shared/Lib/todo.bak", "written after the plan\n")
 	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
-	ce := errcode.As(err)
-	if ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonUnmanagedFiles {
+	if ce := errcode.As(err); ce.Code != errcode.ConfirmTokenMismatch || ce.ReasonCode() != errcode.ReasonPlanChanged {
+		t.Fatalf("apply = %v (reason %q), want E_CONFIRM_TOKEN_MISMATCH plan_changed", err, ce.ReasonCode())
+	}
+	// The next plan holds it back, naming the file; an apply of it, or a pull chosen
+	// anyway, is refused.
+	d, err = h.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 1 || d.Changes[0].Direction != "" || d.Changes[0].Reason != "unmanaged_files" {
+		t.Fatalf("changes = %+v, want Lib's deletion held as unmanaged_files", d.Changes)
+	}
+	if g := d.Guards; g == nil || len(g.Unwritable) != 1 || !strings.Contains(g.Unwritable[0].Message, "todo.bak") {
+		t.Fatalf("guards = %+v, want the pull held, naming todo.bak", d.Guards)
+	}
+	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonUnmanagedFiles {
 		t.Fatalf("apply = %v (reason %q), want E_UNRESOLVED unmanaged_files", err, ce.ReasonCode())
+	}
+	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: d.Changes[0].ID, Direction: "pull"}}})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonUnmanagedFiles {
+		t.Fatalf("apply with a pull chosen = %v (reason %q), want E_UNRESOLVED unmanaged_files", err, ce.ReasonCode())
 	}
 	for _, f := range []string{"src/shared/Lib/init.luau", "src/shared/Lib/X.luau", "src/shared/Lib/Deep/Y.luau", "src/shared/Lib/todo.bak"} {
 		if readFile(t, e.dir, f) == "" {

@@ -151,7 +151,13 @@ func TestEmulatorSourceNotUTF8(t *testing.T) {
 			}
 		}
 	})
-	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Odd": "studio_changed/pull"})
+	// The plan holds the table's pull back: a file holding these bytes could not be
+	// loaded back (scripts are read as UTF-8).
+	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Odd": "unwritable_value/"})
+	if g := d.Guards; g == nil || len(g.Unwritable) != 1 || g.Unwritable[0].Reason != "unwritable_value" ||
+		!strings.Contains(g.Unwritable[0].Message, "not valid UTF-8") {
+		t.Errorf("guards = %+v, want Odd's pull held as unwritable_value", g)
+	}
 	if w := warningsOf(d); !strings.Contains(w, "ServerScriptService/Odd: the Studio Source is not valid UTF-8") {
 		t.Errorf("warnings = %q, want the Studio script named", d.Warnings)
 	}
@@ -166,11 +172,15 @@ func TestEmulatorSourceNotUTF8(t *testing.T) {
 	if r.SourceSha1 != want {
 		t.Errorf("the plugin's hash of Odd = %s, want %s", r.SourceSha1, want)
 	}
-	// The table's pull is refused: a file holding these bytes could not be loaded
-	// back (scripts are read as UTF-8). Nothing is written.
+	// An apply refuses it, and a pull chosen anyway: nothing is written.
 	id := d.Changes[0].ID
 	before := readFile(t, e.dir, "src/server/Odd.server.luau")
 	_, err = e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != "unwritable_value" {
+		t.Fatalf("apply of the held pull: %v (reason %q), want E_UNRESOLVED unwritable_value", err, ce.ReasonCode())
+	}
+	_, err = e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken,
+		Overrides: []apply.Override{{ID: id, Direction: "pull"}}})
 	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != "unwritable_value" {
 		t.Fatalf("pull of the non-UTF-8 script: %v (reason %q), want E_UNRESOLVED unwritable_value", err, ce.ReasonCode())
 	}

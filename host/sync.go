@@ -133,6 +133,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if b != nil {
 		in.BaseCommit, in.BaseRef, in.BaseIndex = b.commit, b.ref, b.proj.Index()
 	}
+	in.Writable = h.writable(ctx, &computed{disk: disk, studio: studio, base: b, session: s}, foldCase)
 	if p := h.plans.same(disk, studio, in); p != nil {
 		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
 	}
@@ -143,6 +144,19 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
 	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
+}
+
+// writable is a plan's check of its pulls (plan.Input.Writable): the apply's own,
+// on the project's files as they are, with the texts the trees let go read back.
+// The caller holds the Studio lock.
+func (h *Host) writable(ctx context.Context, c *computed, foldCase bool) func([]*plan.Change) map[string]plan.Refusal {
+	return func(pulls []*plan.Change) map[string]plan.Refusal {
+		t := h.texts(ctx, c)
+		st := &apply.State{Project: c.disk, FS: os.DirFS(h.loc.Dir), Dir: h.loc.Dir, Studio: c.studio, FoldCase: foldCase}
+		return apply.Unwritable(st, c.disk.Index(), pulls, func(ch *plan.Change) error {
+			return t.change(ch, ch.Studio)
+		})
+	}
 }
 
 // loadBase loads the project at base revision rev (default HEAD); nil when there

@@ -49,6 +49,19 @@ type Guards struct {
 	StudioMassDeleteFiles     int      `json:"studioMassDeleteFiles,omitempty"`
 	StudioMassDeleteRule      string   `json:"studioMassDeleteRule,omitempty"`
 	StudioMassDeleteContainer string   `json:"studioMassDeleteContainer,omitempty"`
+	// Unwritable are the pulls held back because the project's files cannot take
+	// them as they are (Input.Writable): a class or name changed in Studio, an
+	// instance inside a model file, a folder holding files no instance comes
+	// from, and the like. Each change's reason is its refusal's.
+	Unwritable []Unwritable `json:"unwritable,omitempty"`
+}
+
+// Unwritable is a pull held back because the project's files cannot take it.
+type Unwritable struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	FsPath string `json:"fsPath,omitempty"`
+	Refusal
 }
 
 // Duplicate is a change whose instance shares its name with siblings.
@@ -143,8 +156,9 @@ func (c *computer) guard(p *Plan, total, present census) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete %d file(s) from disk, %s: the %d deletion(s) are left unresolved (mass_delete); choose pull for a change to delete its files", files, why, len(deletions)))
 	}
 	guardProjectNodeRemoved(p, g)
+	c.guardUnwritable(p, g)
 	guardStudioMassDelete(p, g, total)
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete) > 0 {
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable) > 0 {
 		p.Guards = g
 	}
 }
@@ -218,6 +232,35 @@ func guardProjectNodeRemoved(p *Plan, g *Guards) {
 	}
 	if n := len(g.ProjectNodeRemoved); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) declared by a project file at the base are not declared now: their deletion in Studio is left unresolved (project_node_removed); push to delete them in Studio (with everything Studio holds in them), or skip; to keep them, declare them in the project file again", n))
+	}
+}
+
+// guardUnwritable holds back the pulls left that the apply would refuse to write
+// to the project's files (Input.Writable), each with its refusal's reason.
+func (c *computer) guardUnwritable(p *Plan, g *Guards) {
+	if c.in.Writable == nil {
+		return
+	}
+	var pulls []*Change
+	for _, ch := range p.Changes {
+		if ch.Direction == Pull {
+			pulls = append(pulls, ch)
+		}
+	}
+	if len(pulls) == 0 {
+		return
+	}
+	refused := c.in.Writable(pulls)
+	for _, ch := range pulls {
+		r, ok := refused[ch.ID]
+		if !ok {
+			continue
+		}
+		hold(ch, r.Reason)
+		g.Unwritable = append(g.Unwritable, Unwritable{ID: ch.ID, Path: ch.Path, FsPath: ch.FsPath, Refusal: r})
+	}
+	if n := len(g.Unwritable); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) made in Studio cannot be written to the project's files as they are: left unresolved, each with its reason (data.guards.unwritable says why and what to do); push to undo them in Studio, or skip", n))
 	}
 }
 

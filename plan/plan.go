@@ -34,6 +34,20 @@ type Input struct {
 	// Memo, when set, carries results from one Compute to the next, so that a
 	// plan after a small change compares only the changed subtrees (see Compute).
 	Memo *Memo
+	// Writable, when set, tells which of the pulls the table and the other guards
+	// leave are refused by the writes they would make to the project's files (the
+	// apply's own check, run on the files as they are): it returns those by change
+	// id, and Compute holds them back (Guards.Unwritable), so that a plan offers
+	// only what an apply can do. It is given the pulls in ID order and must not
+	// modify them.
+	Writable func(pulls []*Change) map[string]Refusal
+}
+
+// Refusal is why a pull cannot be written to the project's files: a stable
+// snake_case reason (package project's) and a message that says what to do.
+type Refusal struct {
+	Reason  Reason `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Plan is the list of changes between disk and Studio and its canonical hash.

@@ -94,17 +94,17 @@ const (
 )
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
-// Studio that git does not have (what drift reports).
+// Studio that git does not have (what drift reports). That is every reason but
+// the table's rows where only disk moved (or nothing tells), and the guards that
+// hold back pushes: the guards that hold back pulls (PlaceChanged, MassDelete,
+// DuplicateName, ProjectNode, InModelFile, and the refusals of Guards.Unwritable)
+// hold back work done in Studio.
 func (r Reason) StudioMoved() bool {
 	switch r {
-	case StudioChanged, BothChanged, NewInStudio, DeletedInStudio, DeleteEditConflict:
-		return true
-	case PlaceChanged, MassDelete, DuplicateName:
-		// These guards only ever hold back pulls: Studio moved. (ProjectNodeRemoved
-		// holds back pushes: the project file moved.)
-		return true
+	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete:
+		return false
 	}
-	return false
+	return true
 }
 
 // PlaceState says whether the connected Studio holds the place of the project's
