@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -508,6 +509,14 @@ func TestResolveFinishAndAbort(t *testing.T) {
 			}
 			if len(shown.Transactions) != 1 || shown.Transactions[0].Studio != SideMixed || shown.Transactions[0].Waiting != WaitDecision {
 				t.Fatalf("shown = %+v", shown.Transactions)
+			}
+			// Paths are shown in order, whatever the order of the patch's ops.
+			var paths []string
+			for _, s := range shown.Transactions[0].Instances {
+				paths = append(paths, s.Path)
+			}
+			if want := []string{"ServerScriptService/Added", "ServerScriptService/Main"}; !slices.Equal(paths, want) {
+				t.Errorf("instances shown = %v, want %v", paths, want)
 			}
 			res, err := f.j.Resolve(t.Context(), "", action, connect)
 			if err != nil {

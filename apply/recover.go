@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/errcode"
 )
@@ -267,6 +268,8 @@ func (r *record) resolve(ctx context.Context, action string, connect Connector) 
 			Reason(errcode.ReasonBadRequest, errcode.NextFixRequest)
 	}
 	res.State = r.State
+	byPath(res.Studio, func(s PathSide) string { return s.Path })
+	byPath(res.Files, func(f FileChange) string { return f.Path })
 	return res, nil
 }
 
@@ -306,5 +309,13 @@ func (r *record) describe(ctx context.Context, connect Connector) OpenTransactio
 		}
 		o.Files = append(o.Files, fs)
 	}
+	byPath(o.Instances, func(s PathSide) string { return s.Path })
+	byPath(o.Files, func(s FileSide) string { return s.Path })
 	return o
+}
+
+// byPath sorts what a transaction shows by path, in place (stable: the steps on
+// one path keep their order).
+func byPath[T any](xs []T, path func(T) string) {
+	slices.SortStableFunc(xs, func(a, b T) int { return strings.Compare(path(a), path(b)) })
 }
