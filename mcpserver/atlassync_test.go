@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,5 +278,34 @@ func TestNullHashIsNoCheck(t *testing.T) {
 	}
 	if e.Plugin.Place().Find("ServerScriptService", "New") == nil {
 		t.Error("the new script is not in Studio")
+	}
+}
+
+// TestAtlasSyncFastfailUnwritable: a change made in Studio that no file can hold (a
+// name no file can have) is held back by the plan, and fastfail lists it with why
+// (details.unwritable), pointing to an override or a skip, not to get_script.
+func TestAtlasSyncFastfailUnwritable(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Edit(func(root *bridgetest.Node) {
+		shared := root.Child("ReplicatedStorage").Child("Shared")
+		shared.Children = append(shared.Children, &bridgetest.Node{Name: "a:b", ClassName: "Folder", Properties: map[string]json.RawMessage{}})
+	})
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail"})
+	if !res.IsError || code(se) != "E_UNRESOLVED" || se.Errors[0].Details["reasonCode"] != "fastfail_unresolved" {
+		t.Fatalf("fastfail with an unwritable pull: isError=%v %+v", res.IsError, se.Errors)
+	}
+	det := se.Errors[0].Details
+	held, _ := det["unwritable"].([]any)
+	if len(held) != 1 {
+		t.Fatalf("details.unwritable = %v, want the folder", det["unwritable"])
+	}
+	if u, _ := held[0].(map[string]any); u["reason"] != "unsafe_name" || u["path"] != "ReplicatedStorage/Shared/a:b" || !strings.Contains(fmt.Sprint(u["message"]), "rename the instance in Studio") {
+		t.Errorf("details.unwritable[0] = %v", held[0])
+	}
+	if next := fmt.Sprint(det["nextActions"]); next != "[pass_override skip_unresolved]" {
+		t.Errorf("nextActions = %s, want pass_override, skip_unresolved", next)
+	}
+	if _, err := os.Stat(filepath.Join(e.Dir, "src/shared/a:b")); err == nil {
+		t.Error("the folder was written")
 	}
 }

@@ -39,7 +39,8 @@ Errors: E_NOT_FOUND, E_NOT_A_SCRIPT; an fsPath outside the project is refused.`
 const descAtlasSync = `Sync in one step. mode (default standard): dryrun (plan only, nothing written);
 fastfail (apply if every change resolves by default or by your overrides; otherwise nothing is
 written and the result is an error, E_UNRESOLVED with reasonCode fastfail_unresolved, whose data
-still lists every change, the unresolved ids and each failed override precondition); standard
+still lists every change, the unresolved ids, each failed override precondition, and in
+details.unwritable the changes made in Studio that no file can hold, with why); standard
 (apply if every change resolves, otherwise show the plan in Studio's review panel and wait for the
 person); manual (always ask the person in Studio). An override whose studioHash, diskHash or
 expectedProperties no longer hold leaves its change unresolved. Statuses: success, empty, dryrun,

@@ -210,8 +210,19 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 
 	if mode == Fastfail {
 		out.Status = StatusUnresolved
-		return out, errcode.New(errcode.Unresolved, "%d change(s) have no direction, nothing was applied", len(out.Unresolved)).
-			Reason(errcode.ReasonFastfailUnresolved, errcode.NextReadStudioScript, errcode.NextPassOverride).
+		next := []errcode.NextAction{errcode.NextReadStudioScript, errcode.NextPassOverride}
+		e := errcode.New(errcode.Unresolved, "%d change(s) have no direction, nothing was applied", len(out.Unresolved))
+		if held := unwritableOf(p, out.Unresolved); len(held) > 0 {
+			// Pulls the project's files cannot take: reading Studio's script does
+			// not help; a push undoes the change in Studio, a skip leaves it.
+			e.With("unwritable", held)
+			if len(held) == len(out.Unresolved) {
+				e = errcode.New(errcode.Unresolved, "%d change(s) made in Studio cannot be written to the project's files as they are (details.unwritable says why for each), nothing was applied", len(held)).
+					With("unwritable", held)
+				next = []errcode.NextAction{errcode.NextPassOverride, errcode.NextSkipUnresolved}
+			}
+		}
+		return out, e.Reason(errcode.ReasonFastfailUnresolved, next...).
 			With("ids", out.Unresolved).With("failures", out.Failures)
 	}
 	if req.Review == nil {
@@ -255,6 +266,19 @@ func Unresolved(p *host.PlanData, overrides []apply.Override) []string {
 		}
 	}
 	return ids
+}
+
+// unwritableOf returns the plan's pulls held back as unwritable among ids.
+func unwritableOf(p *host.PlanData, ids []string) []plan.Unwritable {
+	var out []plan.Unwritable
+	if p.Guards != nil {
+		for _, u := range p.Guards.Unwritable {
+			if slices.Contains(ids, u.ID) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }
 
 // Prefer adds an override toward dir (push or pull; "" adds none) for every change
