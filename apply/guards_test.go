@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"testing"
 	"testing/fstest"
 
@@ -123,5 +124,35 @@ func TestBuildHashesWhatItWrites(t *testing.T) {
 	}
 	if written != 3 {
 		t.Fatalf("%d ops write a Source, want 3: %+v", written, w.ops)
+	}
+}
+
+// TestOverrideExpectations: Name and ClassName are checked against the instance, a
+// property Studio has no value for fails with a null actual (not the text "null"),
+// and a property the plan does not compare, or a Source, is a malformed request.
+func TestOverrideExpectations(t *testing.T) {
+	studio := &dom.Instance{ID: "p", Name: "Brick", ClassName: "Part", Properties: dom.PropsOf(dom.Properties{"Anchored": dom.Bool(true)})}
+	disk := &dom.Instance{ID: "p", Name: "Brick", ClassName: "Part", Properties: dom.PropsOf(dom.Properties{"Anchored": dom.Bool(false), "Color": dom.Color3{1, 0, 0}})}
+	c := &plan.Change{ID: "p", ClassName: "Part", Studio: studio, Disk: disk}
+	p := &plan.Plan{Changes: []*plan.Change{c}}
+	ok := Override{ID: "p", ExpectedProperties: map[string]json.RawMessage{
+		"Name": json.RawMessage(`"Brick"`), "ClassName": json.RawMessage(`"Part"`), "Anchored": json.RawMessage(`true`)}}
+	if bad := malformedExpectations(p, []Override{ok}); len(bad) != 0 {
+		t.Fatalf("malformed = %v", bad)
+	}
+	if f := checkOverride(c, ok); len(f) != 0 {
+		t.Errorf("failures with the values Studio has = %v", f)
+	}
+	wrong := Override{ID: "p", ExpectedProperties: map[string]json.RawMessage{
+		"Name": json.RawMessage(`"Other"`), "Color": json.RawMessage(`{"Color3":[1,0,0]}`)}}
+	f := checkOverride(c, wrong)
+	if len(f) != 2 || f[0]["field"] != "properties.Color" || f[0]["actual"] != nil || f[1]["field"] != "properties.Name" || f[1]["actual"] != `{"String":"Brick"}` {
+		t.Errorf("failures = %v, want Color with a null actual and Name with Brick", f)
+	}
+	for _, name := range []string{"Transparency", "Source"} {
+		bad := malformedExpectations(p, []Override{{ID: "p", ExpectedProperties: map[string]json.RawMessage{name: json.RawMessage(`0`)}}})
+		if len(bad) != 1 || bad[0]["property"] != name {
+			t.Errorf("expecting %s: malformed = %v, want it refused", name, bad)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -386,7 +387,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown)
 	}
 	if bad := malformedExpectations(p, req.Overrides); len(bad) > 0 {
-		return nil, nil, errcode.New(errcode.BadRequest, "%d expected propert(ies) of the overrides are not values of their property: fix the request (replanning does not help)", len(bad)).
+		return nil, nil, errcode.New(errcode.BadRequest, "%d expected propert(ies) of the overrides cannot be checked (details.invalid says why for each: not a value of the property, or a property the plan does not compare): fix the request (replanning does not help)", len(bad)).
 			Reason(errcode.ReasonBadOverride, errcode.NextFixRequest).With("invalid", bad)
 	}
 	var failures []map[string]any
@@ -394,8 +395,14 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 		failures = append(failures, checkOverride(p.Find(o.ID), o)...)
 	}
 	if len(failures) > 0 {
+		// Reading Studio's script again helps where a script's hash moved; a
+		// property's value is in the next plan.
+		next := []errcode.NextAction{errcode.NextReplan}
+		if slices.ContainsFunc(failures, func(f map[string]any) bool { return f["field"] == "studioHash" }) {
+			next = []errcode.NextAction{errcode.NextReadStudioScript, errcode.NextReplan}
+		}
 		return nil, nil, errcode.New(errcode.PreconditionFailed, "%d override precondition(s) do not hold: what you saw is not what is there", len(failures)).
-			Reason(errcode.ReasonOverridePrecondition, errcode.NextReadStudioScript, errcode.NextReplan).
+			Reason(errcode.ReasonOverridePrecondition, next...).
 			With("failures", failures)
 	}
 	var actions []action
@@ -438,12 +445,51 @@ func malformedExpectations(p *plan.Plan, overrides []Override) []map[string]any 
 		}
 		sort.Strings(names)
 		for _, name := range names {
+			if why := notCompared(c, name); why != "" {
+				out = append(out, map[string]any{"id": c.ID, "property": name, "error": why})
+				continue
+			}
 			if _, err := dom.ResolveValue(c.ClassName, name, o.ExpectedProperties[name]); err != nil {
 				out = append(out, map[string]any{"id": c.ID, "property": name, "error": err.Error()})
 			}
 		}
 	}
 	return out
+}
+
+// notCompared says why an expected property cannot be checked against what the plan
+// read from Studio, or "" when it can: Name and ClassName, and the properties the
+// plan compares (the ones Studio's snapshot sent for the instance, or the project
+// sets on it). Studio's value of another property is not known; a Source is
+// checked by its hash (studioHash).
+func notCompared(c *plan.Change, name string) string {
+	switch {
+	case name == "Source":
+		return "a Source is checked by its hash: pass studioHash (get_script gives it) instead"
+	case name == "Name" || name == "ClassName" || c.Studio == nil:
+		return ""
+	}
+	for _, x := range []*dom.Instance{c.Studio, c.Disk, c.Base} {
+		if x != nil {
+			if _, ok := x.Properties.Lookup(name); ok {
+				return ""
+			}
+		}
+	}
+	return "the plan does not compare " + name + " (the project does not set it on this instance), so Studio's value is not known to check it against; expect only Name, ClassName and the properties the plan shows or the project sets"
+}
+
+// studioValue is Studio's value of name in the plan, nil where it has none.
+func studioValue(s *dom.Instance, name string) dom.Value {
+	switch {
+	case s == nil:
+		return nil
+	case name == "Name":
+		return dom.String(s.Name)
+	case name == "ClassName":
+		return dom.String(s.ClassName)
+	}
+	return s.Properties.Get(name)
 }
 
 func checkOverride(c *plan.Change, o Override) []map[string]any {
@@ -470,12 +516,8 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 	sort.Strings(names)
 	for _, name := range names {
 		raw := o.ExpectedProperties[name]
-		var actual dom.Value
-		if c.Studio != nil {
-			actual = c.Studio.Properties.Get(name)
-		}
-		class := c.ClassName
-		want, err := dom.ResolveValue(class, name, raw)
+		actual := studioValue(c.Studio, name)
+		want, err := dom.ResolveValue(c.ClassName, name, raw)
 		if err != nil {
 			continue // (malformedExpectations refused it before)
 		}
@@ -486,9 +528,10 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 	return out
 }
 
+// marshalOrNull is v's tagged JSON, or "" (null in a failure) for no value.
 func marshalOrNull(v dom.Value) string {
 	if v == nil {
-		return "null"
+		return ""
 	}
 	return string(dom.MustMarshal(v))
 }

@@ -179,7 +179,15 @@ func TestApplyRefusalsChangeNothing(t *testing.T) {
 		}},
 		{name: "override with wrong expectedProperties", want: errcode.PreconditionFailed, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
 			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
+				ExpectedProperties: map[string]json.RawMessage{"Name": json.RawMessage(`"Nope"`)}}}})
+		}},
+		{name: "override expecting a Source (its hash is the precondition)", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
 				ExpectedProperties: map[string]json.RawMessage{"Source": json.RawMessage(`"nope"`)}}}})
+		}},
+		{name: "override expecting a property the plan does not compare", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
+			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",
+				ExpectedProperties: map[string]json.RawMessage{"Disabled": json.RawMessage(`false`)}}}})
 		}},
 		{name: "override expecting a property the class has not", want: errcode.BadRequest, run: func(t *testing.T, e *hosttest.Env, d *host.PlanData) error {
 			return doApply(e, host.ApplyRequest{Token: d.ConfirmToken, Overrides: []apply.Override{{ID: unresolvedID(d), Direction: "push",

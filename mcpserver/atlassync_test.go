@@ -190,10 +190,21 @@ func TestAtlasSyncFailedPreconditions(t *testing.T) {
 		t.Errorf("Studio's Anchored is %s", got)
 	}
 
-	// With the hashes that are there, the same call applies.
+	// A property the plan does not compare (the project does not set it) cannot be
+	// checked: the request is refused, not the precondition.
+	res, se = call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": []map[string]any{
+		{"id": spawn.ID, "direction": "push", "expectedProperties": map[string]any{"Transparency": 0}},
+	}})
+	if !res.IsError || code(se) != "E_BAD_REQUEST" || se.Errors[0].Details["reasonCode"] != "bad_override" ||
+		!strings.Contains(fmt.Sprint(se.Errors[0].Details["invalid"]), "does not compare Transparency") {
+		t.Fatalf("expecting an unmanaged property: %+v", se.Errors)
+	}
+
+	// With the hashes and values that are there (Name and ClassName included), the
+	// same call applies.
 	res, se = call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": []map[string]any{
 		{"id": main.ID, "direction": "push", "studioHash": *main.StudioHash},
-		{"id": spawn.ID, "direction": "push", "expectedProperties": map[string]any{"Anchored": false}},
+		{"id": spawn.ID, "direction": "push", "expectedProperties": map[string]any{"Anchored": false, "Name": map[string]any{"String": "Spawn"}, "ClassName": "Part"}},
 	}})
 	if d := syncOf(t, se); res.IsError || d.Status != "success" || len(d.Applied.Applied) != 2 || len(d.Failures) != 0 {
 		t.Fatalf("right preconditions: %+v %s", se.Errors, se.Data)
