@@ -132,6 +132,18 @@ try {
   report.runValues = ran.data.values;
   const logs = await call("studio_logs", { count: 1 });
   report.logs = logs.data.entries.map((e) => e.text);
+  // Results near and past the size a message may have (the SDK drops a message over
+  // 10 MiB, and the connection with it): a 6 MB output comes in structuredContent
+  // alone, a 9 MB one is refused; the session goes on.
+  const sized = async (mb) => {
+    const res = await client.callTool({ name: "run_code", arguments: { code: `print(string.rep("x", ${mb} * 1024 * 1024))` } });
+    const env = res.structuredContent;
+    if (!env || env.schemaVersion !== 1) fail(`run_code of ${mb} MB: structuredContent is not the envelope`);
+    report.calls.push({ name: "run_code", ok: env.ok, code: env.errors[0]?.code ?? null });
+    return { ok: env.ok, code: env.errors[0]?.code ?? null, printed: (env.data?.output ?? []).reduce((n, l) => n + l.text.length, 0), text: res.content?.[0]?.text?.length ?? 0 };
+  };
+  report.bigOutput = await sized(6);
+  report.hugeOutput = await sized(9);
   const state = await call("studio_state", {});
   report.state = { runMode: state.data.runMode, contexts: state.data.sessions.map((s) => s.context) };
 

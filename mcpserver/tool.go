@@ -124,15 +124,49 @@ func replyAs[T any](command string, r result[T], schema *jsonschema.Schema) *mcp
 			}
 		}
 	}
+	if len(env) > MaxResultBytes {
+		// Clients drop a message over their buffer (the TypeScript SDK's is 10 MiB)
+		// and with it the connection: refuse instead, saying how big it was.
+		err := errcode.New(errcode.PayloadTooLarge, "the result is %d bytes; the limit is %d (MCP clients drop larger messages, and the connection with them)", len(env), MaxResultBytes).
+			Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
+		e = envelope.Typed[T](command, nil, r.warnings, err)
+		addHints(e.Errors)
+		env = e.Marshal()
+		r = result[T]{err: err}
+	}
 	text := string(env)
 	if r.summary != "" {
 		text = r.summary + "\n<json>" + text + "</json>"
+	}
+	if len(env) > MaxDuplicateBytes && len(env)+escapedLen(text) > MaxResultBytes {
+		// Both copies would pass the limit: the text says where the envelope is.
+		text = fmt.Sprintf("The result's JSON envelope (%d bytes) is in structuredContent only: with a copy here it would pass the %d bytes a message may have.", len(env), MaxResultBytes)
+		if r.summary != "" {
+			text = r.summary + "\n" + text
+		}
 	}
 	return &mcp.CallToolResult{
 		IsError:           r.err != nil,
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(env),
 	}
+}
+
+// MaxResultBytes caps a tool result's JSON envelope, and with its copy as text the
+// whole result: the official TypeScript SDK drops a message over 10 MiB, and the
+// connection with it. MaxDuplicateBytes is the size from which the copy is weighed.
+const (
+	MaxResultBytes    = 8 << 20
+	MaxDuplicateBytes = 1 << 20
+)
+
+// escapedLen is the length of s as a JSON string.
+func escapedLen(s string) int {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return len(s)
+	}
+	return len(b)
 }
 
 // nilsInside reports whether v holds a nil slice or map that JSON writes as null

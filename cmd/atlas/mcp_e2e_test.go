@@ -1131,8 +1131,17 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"query"`
 		RunValues []json.RawMessage `json:"runValues"`
-		Logs      []string          `json:"logs"`
-		State     struct {
+		BigOutput struct {
+			OK      bool `json:"ok"`
+			Printed int  `json:"printed"`
+			Text    int  `json:"text"`
+		} `json:"bigOutput"`
+		HugeOutput struct {
+			OK   bool   `json:"ok"`
+			Code string `json:"code"`
+		} `json:"hugeOutput"`
+		Logs  []string `json:"logs"`
+		State struct {
 			RunMode  string   `json:"runMode"`
 			Contexts []string `json:"contexts"`
 		} `json:"state"`
@@ -1195,6 +1204,12 @@ func (x *e2e) testTypeScriptSDK(t *testing.T) {
 	}
 	if rep.Query.Path != "ServerScriptService/Main" || string(rep.Query.Properties["Disabled"]) != `{"Bool":false}` {
 		t.Errorf("studio_query: %+v", rep.Query)
+	}
+	if b := rep.BigOutput; !b.OK || b.Printed != 6<<20 || b.Text > 1000 {
+		t.Errorf("run_code printing 6 MB: %+v, want it whole in structuredContent and a short text", b)
+	}
+	if h := rep.HugeOutput; h.OK || h.Code != "E_PAYLOAD_TOO_LARGE" {
+		t.Errorf("run_code printing 9 MB: %+v, want E_PAYLOAD_TOO_LARGE", h)
 	}
 	if len(rep.RunValues) != 1 || string(rep.RunValues[0]) != `{"Vector3":[0,5,0]}` {
 		t.Errorf("run_code values: %s", rep.RunValues)
