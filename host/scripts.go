@@ -149,6 +149,13 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	}
 	defer give()
 	r, err := s.Exec(ctx, protocol.ExecParams{Code: req.Code})
+	if errcode.Of(err) == errcode.StudioTimeout {
+		// Unlike a read, the code may be running still, or have run: running it
+		// again could do its work twice.
+		ce := errcode.As(err)
+		return nil, errcode.New(errcode.StudioTimeout, "Studio did not answer in time: the code may still be running there, or have run, with its effects in the place; check them (a run that only reads) before running it again").
+			Reason(errcode.ReasonStudioTimeout, errcode.NextShowStatus).With("method", ce.Details["method"])
+	}
 	if err != nil {
 		return nil, err
 	}
