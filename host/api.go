@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -209,6 +210,9 @@ func loopbackHost(hostport string) bool {
 
 // Client talks to a running host over the local API. It implements Engine.
 type Client struct {
+	stateDir, projectFile string
+
+	mu     sync.Mutex
 	reg    *Registration
 	secret string
 }
@@ -234,11 +238,29 @@ func Dial(stateDir, projectFile string) (*Client, error) {
 	if err != nil {
 		return nil, noHost(err.Error())
 	}
-	return &Client{reg: reg, secret: secret}, nil
+	return &Client{stateDir: stateDir, projectFile: projectFile, reg: reg, secret: secret}, nil
 }
 
 // Registration is the host's registration.
-func (c *Client) Registration() *Registration { return c.reg }
+func (c *Client) Registration() *Registration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reg
+}
+
+// redial looks the project's host up again after a call to the one at url could not
+// connect (so sent nothing): a host started since (the one at url stopped) takes
+// the calls from then on. It reports whether there is such a host.
+func (c *Client) redial(url string) bool {
+	fresh, err := Dial(c.stateDir, c.projectFile)
+	if err != nil || fresh.reg.URL == url {
+		return false
+	}
+	c.mu.Lock()
+	c.reg, c.secret = fresh.reg, fresh.secret
+	c.mu.Unlock()
+	return true
+}
 
 func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string, error) {
 	body, err := json.Marshal(req)
@@ -250,15 +272,23 @@ func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string
 		// all of it, and the reset of the connection could come before its answer.
 		return nil, errcode.New(errcode.PayloadTooLarge, "request larger than %d bytes", maxRequestBytes)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.reg.URL+"/api/v1/"+route, bytes.NewReader(body))
+	c.mu.Lock()
+	url, secret := c.reg.URL, c.secret
+	c.mu.Unlock()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/v1/"+route, bytes.NewReader(body))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "build request")
 	}
-	hr.Header.Set("Authorization", "Bearer "+c.secret)
+	hr.Header.Set("Authorization", "Bearer "+secret)
 	hr.Header.Set("Content-Type", "application/json")
 	resp, err := roundTrip(ctx, hr)
+	var op *net.OpError
+	if err != nil && errors.As(err, &op) && op.Op == "dial" && ctx.Err() == nil && c.redial(url) {
+		// Nothing reached the host that stopped; the one running now answers.
+		return c.call(ctx, route, req, dst)
+	}
 	if err != nil {
-		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+c.reg.URL).
+		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+url).
 			Reason(errcode.ReasonNoHost, errcode.NextStartHost)
 	}
 	defer resp.Body.Close()
