@@ -108,24 +108,6 @@ func unambiguous(st *State, c *plan.Change, disk, studio map[string]*dom.Instanc
 	return nil
 }
 
-// claim records the files c's pull writes or deletes in files (by the name the file
-// system compares), refusing a file another change of the transaction already has.
-func claim(files map[string]*plan.Change, c *plan.Change, ops []project.FileOp, foldCase bool) error {
-	for _, f := range ops {
-		if f.Dir {
-			continue
-		}
-		key := f.Path
-		if foldCase {
-			key = strings.ToLower(key)
-		}
-		if other := files[key]; other != nil && other != c {
-			return duplicateError(c, []plan.Sibling{{ID: other.ID, Path: other.Path, FsPath: f.Path}})
-		}
-		files[key] = c
-	}
-	return nil
-}
 
 // Unwritable runs, for a plan, the checks an apply makes before it writes pulls to
 // the project's files: the writes each pull would make (project.PullEdit,
@@ -137,16 +119,13 @@ func claim(files map[string]*plan.Change, c *plan.Change, ops []project.FileOp, 
 // their trees let go. Nothing is written.
 func Unwritable(st *State, diskIdx map[string]*dom.Instance, pulls []*plan.Change, readTexts func(*plan.Change) error) map[string]plan.Refusal {
 	out := map[string]plan.Refusal{}
-	files := map[string]*plan.Change{}
+	set := newPullSet(st)
+	w := &work{}
 	for _, c := range pulls {
 		if readTexts != nil && readTexts(c) != nil {
 			continue
 		}
-		w := &work{}
-		err := w.pull(st, c, diskIdx)
-		if err == nil {
-			err = claim(files, c, w.files, st.FoldCase)
-		}
+		err := set.add(w, c, diskIdx)
 		var r *project.Refusal
 		var e *errcode.Error
 		switch {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"encoding/json"
+	"io/fs"
 	"testing"
 	"testing/fstest"
 
@@ -29,16 +30,19 @@ func TestClaimRefusesASecondWriterOfAFile(t *testing.T) {
 		{"paths differing in case, folding", true, "src/foo.luau", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := map[string]*plan.Change{}
-			if err := claim(files, a, []project.FileOp{{Path: "src", Dir: true}, {Path: "src/Foo.luau"}}, tc.foldCase); err != nil {
+			set, w := newPullSet(&State{FoldCase: tc.foldCase}), &work{}
+			if err := set.claim(w, a, []project.FileOp{{Path: "src", Dir: true}, {Path: "src/Foo.luau"}}); err != nil {
 				t.Fatal(err)
 			}
-			err := claim(files, b, []project.FileOp{{Path: "src", Dir: true}, {Path: tc.second}}, tc.foldCase)
+			err := set.claim(w, b, []project.FileOp{{Path: "src", Dir: true}, {Path: tc.second}})
 			if !tc.refused {
-				if err != nil {
-					t.Fatalf("claim = %v", err)
+				if err != nil || len(w.files) != 4 {
+					t.Fatalf("claim = %v, files %+v", err, w.files)
 				}
 				return
+			}
+			if len(w.files) != 2 {
+				t.Errorf("files after the refused claim = %+v, want the first change's alone", w.files)
 			}
 			ce := errcode.As(err)
 			if ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonDuplicateName {
@@ -49,6 +53,31 @@ func TestClaimRefusesASecondWriterOfAFile(t *testing.T) {
 				t.Fatalf("duplicates = %+v", ce.Details["duplicates"])
 			}
 		})
+	}
+}
+
+// Two pulls that edit one file (two nodes of a project file) write it once, with
+// both edits, guarded by its bytes before either; later reads see the first edit.
+func TestClaimMergesEditsOfOneFile(t *testing.T) {
+	a := &plan.Change{ID: "a", Path: "Lighting"}
+	b := &plan.Change{ID: "b", Path: "Workspace/Marker"}
+	set, w := newPullSet(&State{FS: fstest.MapFS{"default.project.json": {Data: []byte("v0")}}}), &work{}
+	if err := set.claim(w, a, []project.FileOp{{Path: "default.project.json", Data: []byte("v1"), Expect: "h0"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := fs.ReadFile(set.fsys, "default.project.json"); string(got) != "v1" {
+		t.Fatalf("the second pull reads %q, want the first one's edit", got)
+	}
+	if err := set.claim(w, b, []project.FileOp{{Path: "default.project.json", Data: []byte("v2"), Expect: "h1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.files) != 1 || string(w.files[0].Data) != "v2" || w.files[0].Expect != "h0" {
+		t.Fatalf("files = %+v, want one write of v2 expecting h0", w.files)
+	}
+	// A deletion of the file by a third change is still refused.
+	c := &plan.Change{ID: "c", Path: "Other"}
+	if err := set.claim(w, c, []project.FileOp{{Path: "default.project.json", Delete: true, Expect: "h2"}}); errcode.As(err).ReasonCode() != errcode.ReasonDuplicateName {
+		t.Errorf("a deletion of the edited file: %v, want duplicate_name", err)
 	}
 }
 

@@ -671,9 +671,7 @@ func build(st *State, actions []action) (*work, error) {
 		}
 		return st.Studio.Index()
 	})
-	// Every file a pull writes or deletes, by the name the file system compares,
-	// with the change that writes it: two changes on one file are refused.
-	files := map[string]*plan.Change{}
+	pulls := newPullSet(st)
 	for _, a := range actions {
 		c := a.change
 		var err error
@@ -683,11 +681,7 @@ func build(st *State, actions []action) (*work, error) {
 			if err := unambiguous(st, c, diskIdx(), studioIdx()); err != nil {
 				return nil, err
 			}
-			before := len(w.files)
-			err = w.pull(st, c, diskIdx())
-			if err == nil {
-				err = claim(files, c, w.files[before:], st.FoldCase)
-			}
+			err = pulls.add(w, c, diskIdx())
 		}
 		if err != nil {
 			var r *project.Refusal
@@ -829,20 +823,45 @@ func expectOf(s *dom.Instance, props []string) (*protocol.Expect, error) {
 	return e, nil
 }
 
-func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance) error {
+// pullSet writes the pulls of one transaction: the files each writes, read from
+// the project folder as the pulls before it in the transaction leave it, so that
+// two pulls that edit one file (the $properties of two nodes of a project file) write
+// it once, with both edits. A file that one pull creates or deletes is no other's
+// (claim).
+type pullSet struct {
+	st *State
+	// fsys is the project folder with the edits made so far (edited, by path).
+	fsys   fs.FS
+	edited map[string][]byte
+	// at is the index in the work's files of the write of each file, and owner the
+	// change that wrote it, by the name the file system compares.
+	at    map[string]int
+	owner map[string]*plan.Change
+}
+
+func newPullSet(st *State) *pullSet {
+	p := &pullSet{st: st, edited: map[string][]byte{}, at: map[string]int{}, owner: map[string]*plan.Change{}}
+	p.fsys = editedFS{FS: st.FS, edited: p.edited}
+	return p
+}
+
+// add writes c's pull into w: its file ops, an edit of a file an earlier pull edited
+// merged into that one's write.
+func (p *pullSet) add(w *work, c *plan.Change, diskIdx map[string]*dom.Instance) error {
+	st := p.st
 	var ops []project.FileOp
 	var err error
 	switch c.PatchType {
 	case plan.Edit:
-		ops, err = project.PullEdit(st.Project, st.FS, c.Disk, c.Studio, c.Fields)
+		ops, err = project.PullEdit(st.Project, p.fsys, c.Disk, c.Studio, c.Fields)
 	case plan.Add: // on disk, not in Studio: pulling removes it from disk
-		ops, err = project.PullRemove(st.Project, st.FS, c.Disk)
+		ops, err = project.PullRemove(st.Project, p.fsys, c.Disk)
 	case plan.Remove: // in Studio, not on disk: pulling creates it on disk
 		diskParent := diskIdx[c.Studio.Parent.ID]
 		if diskParent == nil {
 			return &project.Refusal{Path: c.Path, Reason: "parent_not_on_disk", Msg: "its parent is not on disk"}
 		}
-		ops, err = project.PullAdd(st.Project, st.FS, diskParent, c.Studio)
+		ops, err = project.PullAdd(st.Project, p.fsys, diskParent, c.Studio)
 	}
 	if err != nil {
 		return err
@@ -850,8 +869,65 @@ func (w *work) pull(st *State, c *plan.Change, diskIdx map[string]*dom.Instance)
 	if err := sawWhatThePlanSaw(st, c, ops); err != nil {
 		return err
 	}
-	w.files = append(w.files, ops...)
+	return p.claim(w, c, ops)
+}
+
+// claim adds c's file ops to w: an edit of a file an earlier pull edited is merged
+// into that one's write; any other write of a file another change writes or deletes
+// is refused (duplicate_name, naming the other), and then nothing is added.
+func (p *pullSet) claim(w *work, c *plan.Change, ops []project.FileOp) error {
+	keyOf := func(op project.FileOp) string {
+		if p.st.FoldCase {
+			return strings.ToLower(op.Path)
+		}
+		return op.Path
+	}
+	// Checked first, so that a refused pull leaves the set as it was.
+	for _, op := range ops {
+		key := keyOf(op)
+		if i, seen := p.at[key]; seen && !op.Dir && !(isEdit(op) && isEdit(w.files[i])) && p.owner[key] != c {
+			other := p.owner[key]
+			return duplicateError(c, []plan.Sibling{{ID: other.ID, Path: other.Path, FsPath: op.Path}})
+		}
+	}
+	for _, op := range ops {
+		key := keyOf(op)
+		i, seen := p.at[key]
+		switch {
+		case op.Dir:
+		case seen && isEdit(op) && isEdit(w.files[i]):
+			// The second edit of a file, made on the first one's result: one write,
+			// guarded by the file's bytes before either.
+			op.Expect = w.files[i].Expect
+			w.files[i] = op
+			p.edited[op.Path] = op.Data
+			continue
+		default:
+			p.at[key], p.owner[key] = len(w.files), c
+			if isEdit(op) {
+				p.edited[op.Path] = op.Data
+			}
+		}
+		w.files = append(w.files, op)
+	}
 	return nil
+}
+
+// isEdit reports whether op rewrites a file that exists.
+func isEdit(op project.FileOp) bool { return !op.Dir && !op.Delete && op.Expect != "" }
+
+// editedFS is a project folder with some files' bytes replaced by the writes of
+// the pulls before (by path); everything else is the folder's.
+type editedFS struct {
+	fs.FS
+	edited map[string][]byte
+}
+
+func (e editedFS) ReadFile(name string) ([]byte, error) {
+	if b, ok := e.edited[name]; ok {
+		return slices.Clone(b), nil
+	}
+	return fs.ReadFile(e.FS, name)
 }
 
 // sawWhatThePlanSaw refuses a pulled change whose script file was read, to be

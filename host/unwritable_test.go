@@ -100,3 +100,37 @@ func TestPlanHoldsPullsTheFilesCannotTake(t *testing.T) {
 		"ReplicatedStorage/Shared/A":      "class_changed/",
 	})
 }
+
+// TestPullsIntoOneProjectFile, through the real plugin in the emulator: two
+// properties changed in Studio on two nodes of the project file are two pulls that
+// edit one file; the apply writes it once with both edits, keeping the rest of it,
+// and the next plan is empty.
+func TestPullsIntoOneProjectFile(t *testing.T) {
+	project := `{
+  // the place's look
+  "name": "OneFile",
+  "tree": {
+    "$className": "DataModel",
+    "Lighting": { "$className": "Lighting", "$properties": { "Brightness": 3 } },
+    "Workspace": {
+      "$className": "Workspace",
+      "Marker": { "$className": "Part", "$properties": { "Anchored": true } }
+    }
+  }
+}
+`
+	e := startEmulated(t, map[string]string{"default.project.json": project}, nil)
+	h, ctx := e.host, context.Background()
+	mustExec(t, h, `game.Lighting.Brightness = 5 workspace.Marker.Anchored = false`)
+	d := mustPlan(t, h, map[string]string{"Lighting": "studio_changed/pull", "Workspace/Marker": "studio_changed/pull"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply of both pulls: %v", err)
+	}
+	got := readFile(t, e.dir, "default.project.json")
+	for _, want := range []string{"// the place's look", `"Brightness": 5`, `"Anchored": false`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("default.project.json lacks %s:\n%s", want, got)
+		}
+	}
+	mustPlan(t, h, nil)
+}
