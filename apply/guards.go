@@ -108,7 +108,6 @@ func unambiguous(st *State, c *plan.Change, disk, studio map[string]*dom.Instanc
 	return nil
 }
 
-
 // Unwritable runs, for a plan, the checks an apply makes before it writes pulls to
 // the project's files: the writes each pull would make (project.PullEdit,
 // PullAdd, PullRemove, on the files as they are) and no file written by two
