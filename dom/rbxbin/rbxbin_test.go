@@ -535,3 +535,47 @@ func TestStudioFileThroughBinary(t *testing.T) {
 		t.Errorf("%d instances, want %d", count(fromBin), count(again))
 	}
 }
+
+// TestScriptEnabledIsWrittenAsDisabled: BaseScript.Enabled does not serialize; a
+// file holds Disabled, its negation, as Studio saves it. In binary every script of
+// a class has a value: one that sets neither stays enabled (the default), one with
+// Enabled false is disabled, and Enabled wins over a Disabled it contradicts. XML
+// writes the same.
+func TestScriptEnabledIsWrittenAsDisabled(t *testing.T) {
+	sss := dom.New("ServerScriptService", "ServerScriptService")
+	for _, s := range []struct {
+		name  string
+		props dom.Properties
+	}{
+		{"On", dom.Properties{}},
+		{"Off", dom.Properties{"Enabled": dom.Bool(false)}},
+		{"OldOff", dom.Properties{"Disabled": dom.Bool(true)}},
+		{"Both", dom.Properties{"Enabled": dom.Bool(true), "Disabled": dom.Bool(true)}},
+	} {
+		x := dom.New(s.name, "Script")
+		for k, v := range s.props {
+			x.Properties.Set(k, v)
+		}
+		sss.AddChild(x)
+	}
+	want := map[string]bool{"On": false, "Off": true, "OldOff": true, "Both": false}
+	var xml bytes.Buffer
+	if err := rbxmx.Encode(&xml, []*dom.Instance{sss}); err != nil {
+		t.Fatal(err)
+	}
+	fromXML, err := rbxmx.Decode(&xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for format, root := range map[string]*dom.Instance{"binary": decode(t, encode(t, Options{}, sss))[0], "xml": fromXML[0]} {
+		for _, c := range root.Children {
+			if _, ok := c.Properties.Lookup("Enabled"); ok {
+				t.Errorf("%s: %s read back with Enabled, which does not serialize", format, c.Name)
+			}
+			got, _ := c.Properties.Get("Disabled").(dom.Bool)
+			if bool(got) != want[c.Name] {
+				t.Errorf("%s: %s.Disabled = %v, want %v", format, c.Name, got, want[c.Name])
+			}
+		}
+	}
+}

@@ -40,6 +40,15 @@ func FileProps(i *dom.Instance) []FileProp {
 		if v == nil {
 			continue
 		}
+		if name == "Enabled" && reflection.IsA(i.ClassName, "BaseScript") {
+			// BaseScript.Enabled does not serialize (the database): a file holds
+			// its negation, Disabled, as Studio saves it. Enabled, the newer
+			// name, is the one kept when an instance has both.
+			if b, ok := v.(dom.Bool); ok {
+				props = append(props, FileProp{File: "Disabled", Rank: -1, Name: "Disabled", Value: !b})
+				continue
+			}
+		}
 		file, fileType, rank := fileName(i.ClassName, name)
 		if file == "Name" {
 			continue
