@@ -29,6 +29,9 @@ type baseLoader struct {
 	mu     sync.Mutex
 	repo   *gitblob.Repo
 	latest *base
+	// synced is the project at the base commit of the last sync, when a plan
+	// needed it (loadSynced); kept apart from latest.
+	synced *base
 }
 
 // base is the project at a base commit. The project's tree is shared by every plan
@@ -93,6 +96,44 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		return &b, nil
 	}
 	l.mu.Unlock()
+	b, err := l.loadCommit(repo, commit, ref)
+	if b != nil {
+		l.mu.Lock()
+		l.latest = b
+		l.mu.Unlock()
+	}
+	return b, err
+}
+
+// loadSynced builds the project at commit, the base commit of the project's last
+// sync, keeping it apart from the latest base (a plan against HEAD goes on using
+// that one). nil when the commit is gone or holds no project.
+func (l *baseLoader) loadSynced(commit string) (*base, error) {
+	l.mu.Lock()
+	if l.synced != nil && l.synced.commit == commit {
+		b := l.synced
+		l.mu.Unlock()
+		return b, nil
+	}
+	l.mu.Unlock()
+	repo, err := l.repository()
+	if repo == nil || err != nil {
+		return nil, err
+	}
+	if _, err := repo.Resolve(commit); err != nil {
+		return nil, nil // not in the repository (any longer)
+	}
+	b, err := l.loadCommit(repo, commit, commit)
+	if b != nil {
+		l.mu.Lock()
+		l.synced = b
+		l.mu.Unlock()
+	}
+	return b, err
+}
+
+// loadCommit builds the project at commit; nil when the commit holds no project.
+func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string) (*base, error) {
 	fsys, err := repo.CommitFS(commit)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
@@ -112,11 +153,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
 			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)
 	}
-	b := &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}
-	l.mu.Lock()
-	l.latest = b
-	l.mu.Unlock()
-	return b, nil
+	return &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}, nil
 }
 
 // stagedFiles lists the files being committed, relative to the project folder.

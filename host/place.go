@@ -23,6 +23,9 @@ type PlaceRecord struct {
 	// absent when it could not be marked (a plugin without markPlace).
 	Marker   string    `json:"marker,omitempty"`
 	SyncedAt time.Time `json:"syncedAt"`
+	// BaseCommit is the base commit of the sync's plan; absent when none was (no
+	// repository), or when a recovery finished the sync.
+	BaseCommit string `json:"baseCommit,omitempty"`
 }
 
 // PlaceCheck says whether a connected Studio holds the place of the project's last
@@ -108,6 +111,18 @@ func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
 	return plan.PlaceUnknown
 }
 
+// syncBase returns the base commit of the last sync when s holds its place, else "".
+func (p *places) syncBase(info bridge.SessionInfo) string {
+	marker := p.markerOf(info)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := p.lastLocked()
+	if last == nil || identity(last, info.PlaceID, marker) != plan.PlaceSame {
+		return ""
+	}
+	return last.BaseCommit
+}
+
 // identityOf is identity for a connected session.
 func (p *places) identityOf(info bridge.SessionInfo) plan.PlaceState {
 	marker := p.markerOf(info)
@@ -142,7 +157,7 @@ func (p *places) check(info bridge.SessionInfo) *PlaceCheck {
 // synced remembers s's place as the project's last successful sync, first marking
 // the place when it has no marker yet. A place that cannot be marked is remembered
 // by its id alone.
-func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg string, args ...any)) {
+func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit string, log func(msg string, args ...any)) {
 	info := s.Info()
 	if info.ReadOnly {
 		return // a playtest's copy of the place, gone when the playtest ends
@@ -160,7 +175,7 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg str
 			marker = res.Marker
 		}
 	}
-	r := &PlaceRecord{PlaceID: info.PlaceID, PlaceName: info.PlaceName, Marker: marker, SyncedAt: time.Now().UTC().Round(time.Second)}
+	r := &PlaceRecord{PlaceID: info.PlaceID, PlaceName: info.PlaceName, Marker: marker, SyncedAt: time.Now().UTC().Round(time.Second), BaseCommit: baseCommit}
 	data, _ := json.MarshalIndent(r, "", "  ")
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -134,6 +134,20 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		in.BaseCommit, in.BaseRef, in.BaseIndex = b.commit, b.ref, b.proj.Index()
 	}
 	in.Writable = h.writable(ctx, &computed{disk: disk, studio: studio, base: b, session: s}, foldCase)
+	if b != nil && baseRev == "" {
+		// Against HEAD only: a base asked for is the base meant.
+		if synced := h.places.syncBase(s.Info()); synced != "" && synced != b.commit {
+			in.SyncBase = func() (*dom.Instance, map[string]*dom.Instance, string) {
+				sb, err := h.bases.loadSynced(synced)
+				if err != nil || sb == nil {
+					h.log.Debug("the last sync's base is not at hand", "commit", synced, "err", err)
+					return nil, nil, ""
+				}
+				sb.hashes(disk.Index(), studio)
+				return sb.proj.Root, sb.proj.Index(), synced
+			}
+		}
+	}
 	if p := h.plans.same(disk, studio, in); p != nil {
 		return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
 	}
@@ -341,7 +355,11 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if len(res.Applied) > 0 {
 		// Both sides now hold the project: this is the place to compare the next
 		// Studio with.
-		h.places.synced(ctx, s, h.log.Warn)
+		commit := ""
+		if recomputed != nil {
+			commit = recomputed.BaseCommit
+		}
+		h.places.synced(ctx, s, commit, h.log.Warn)
 	}
 	d := &ApplyData{Result: *res, Session: sessionData(s)}
 	d.Session.PlaceCheck = h.places.check(s.Info())

@@ -64,9 +64,63 @@ func Compute(in Input) *Plan {
 	sort.Slice(changes, func(i, j int) bool { return changes[i].ID < changes[j].ID })
 	p := &Plan{BaseCommit: in.BaseCommit, BaseRef: in.BaseRef, SessionID: in.SessionID, Changes: changes,
 		Warnings: top.warnings()}
+	c.rebase(p)
 	c.guard(p, top.total, top.present)
 	p.Hash = hashOf(in.BaseCommit, in.SessionID, p.Changes)
 	return p
+}
+
+// rebase decides again, against the tree of the last sync's base commit
+// (Input.SyncBase), the changes the table gives to Studio, and takes the result
+// where it is a push: Studio holds what it held at the sync, so the difference is
+// disk's, which moved since with the base (a commit made before syncing, a
+// checkout, a reset). It never turns a change toward Studio's side.
+func (c *computer) rebase(p *Plan) {
+	if c.in.SyncBase == nil || c.in.Base == nil {
+		return
+	}
+	var idx map[string]*dom.Instance
+	var commit string
+	loaded := false
+	n := 0
+	for i, ch := range p.Changes {
+		if !ch.Reason.StudioMoved() {
+			continue
+		}
+		if !loaded {
+			loaded = true
+			var root *dom.Instance
+			root, idx, commit = c.in.SyncBase()
+			if root == nil {
+				return
+			}
+		}
+		sb := idx[ch.ID]
+		r := &result{}
+		switch ch.PatchType {
+		case Edit:
+			c.edit(ch.Disk, ch.Studio, sb, r)
+		case Add:
+			c.presence(Add, ch.Disk, sb, r)
+		case Remove:
+			c.presence(Remove, ch.Studio, sb, r)
+		}
+		if len(r.changes) != 1 || r.changes[0].Direction != Push {
+			continue
+		}
+		p.Changes[i] = r.changes[0]
+		n++
+	}
+	if n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since the last sync (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio holds what it held then are compared with that commit, and pushed", shortCommit(commit), shortCommit(c.in.BaseCommit), n))
+	}
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // Memo carries per-subtree results from one Compute to the next (Input.Memo). It

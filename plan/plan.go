@@ -34,6 +34,15 @@ type Input struct {
 	// Memo, when set, carries results from one Compute to the next, so that a
 	// plan after a small change compares only the changed subtrees (see Compute).
 	Memo *Memo
+	// SyncBase, when set, gives the project's tree at the base commit of the last
+	// sync with the place Studio holds (its index, and the commit), where that
+	// commit is not BaseCommit: HEAD moved since (a commit, a checkout, a reset). It
+	// returns a nil root when there is none. Compute asks for it only when the table
+	// gives a change to Studio (Reason.StudioMoved), and decides such a change again
+	// against that tree: where Studio holds what it held at that commit and disk
+	// does not, what moved since the sync is disk (and the base with it), not
+	// Studio, and the change is pushed.
+	SyncBase func() (root *dom.Instance, index map[string]*dom.Instance, commit string)
 	// Writable, when set, tells which of the pulls the table and the other guards
 	// leave are refused by the writes they would make to the project's files (the
 	// apply's own check, run on the files as they are): it returns those by change

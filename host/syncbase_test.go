@@ -1,0 +1,74 @@
+package host_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/host/hosttest"
+)
+
+// TestBaseMovedSinceTheSync, through the real plugin in the emulator: the three-way
+// base is HEAD, so a disk edit committed before syncing (or a checkout, or a reset)
+// looks like a change made in Studio, whose default would pull Studio's old text
+// over the commit. The plan decides such changes again against the last sync's
+// base commit: Studio still holds what it held then, so the change is disk's and
+// is pushed. Drift does not report it. A change truly made in Studio since stays a
+// pull.
+func TestBaseMovedSinceTheSync(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	// A first sync records its base commit.
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a2'\n")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "a2")
+
+	// Edited and committed before the next sync.
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'my new work'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "b")
+	// Edited in Studio since the sync: still Studio's.
+	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio')\n"`)
+	d = mustPlan(t, h, map[string]string{
+		"ReplicatedStorage/Shared/B": "disk_changed/push",
+		"ServerScriptService/Main":   "studio_changed/pull",
+	})
+	if !strings.Contains(warningsOf(d), "the base moved since the last sync") {
+		t.Errorf("warnings = %q, want the moved base said", d.Warnings)
+	}
+	drift, err := h.Drift(ctx, host.DriftRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(drift.Changes) != 1 || drift.Changes[0].Path != "ServerScriptService/Main" {
+		t.Errorf("drift = %+v, want Main alone", drift.Changes)
+	}
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.B.Source`).Returns[0]; got != "return 'my new work'\n" {
+		t.Errorf("Studio's B after the apply = %q", got)
+	}
+	if got := readFile(t, e.dir, "src/shared/B.luau"); got != "return 'my new work'\n" {
+		t.Errorf("B.luau after the apply = %q, want the committed work", got)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "main from studio")
+	mustPlan(t, h, nil)
+
+	// A checkout of a branch that adds a file and drops another: pushed too.
+	hosttest.Git(t, e.dir, "checkout", "-qb", "feature")
+	hosttest.Write(t, e.dir, "src/shared/F.luau", "return 'f'\n")
+	hosttest.Git(t, e.dir, "rm", "-q", "src/shared/A.luau")
+	hosttest.Git(t, e.dir, "add", "-A")
+	hosttest.Git(t, e.dir, "commit", "-qm", "feature")
+	hosttest.Git(t, e.dir, "checkout", "-q", "main")
+	d = mustPlan(t, h, nil) // nothing moved since the sync on main
+	hosttest.Git(t, e.dir, "checkout", "-q", "feature")
+	mustPlan(t, h, map[string]string{
+		"ReplicatedStorage/Shared/F": "new_on_disk/push",
+		"ReplicatedStorage/Shared/A": "deleted_on_disk/push",
+	})
+}
