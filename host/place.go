@@ -56,10 +56,14 @@ type places struct {
 	last    *PlaceRecord
 	markers map[string]string          // by session id, learned after the hello
 	seen    map[string]plan.PlaceState // by session id, from its latest plan
+	// inSync is, by session id, the base commit of the latest plan that found
+	// Studio and disk equal, or of the latest apply: a commit Studio was in step
+	// with (syncBase).
+	inSync map[string]string
 }
 
 func newPlaces(stateDir string) *places {
-	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}}
+	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]string{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -111,11 +115,24 @@ func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
 	return plan.PlaceUnknown
 }
 
-// syncBase returns the base commit of the last sync when s holds its place, else "".
+// inStep records that a plan against commit found the session's Studio and the
+// disk equal: Studio was in step with that commit's project (where disk was).
+func (p *places) inStep(session, commit string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inSync[session] = commit
+}
+
+// syncBase returns a commit the session's Studio was last in step with: the base of
+// the latest plan that found nothing to sync or apply in this session, else of the
+// last sync when the session holds its place; "" when none is known.
 func (p *places) syncBase(info bridge.SessionInfo) string {
 	marker := p.markerOf(info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if c := p.inSync[info.ID]; c != "" {
+		return c
+	}
 	last := p.lastLocked()
 	if last == nil || identity(last, info.PlaceID, marker) != plan.PlaceSame {
 		return ""
@@ -183,6 +200,11 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit strin
 		p.markers[info.ID] = marker
 	}
 	p.last, p.loaded = r, true
+	if baseCommit != "" {
+		p.inSync[info.ID] = baseCommit
+	} else {
+		delete(p.inSync, info.ID)
+	}
 	delete(p.seen, info.ID) // the sync changed the place; the next plan looks again
 	if err := atomicfile.Write(p.path, data, 0o600); err != nil {
 		log("could not remember the synced place", "err", err)

@@ -155,6 +155,9 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		b.hashes(disk.Index(), studio)
 	}
 	p := plan.Compute(in)
+	if len(p.Changes) == 0 && b != nil && baseRev == "" {
+		h.places.inStep(s.Info().ID, b.commit)
+	}
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
 	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil

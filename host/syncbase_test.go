@@ -19,9 +19,19 @@ import (
 func TestBaseMovedSinceTheSync(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h, ctx := e.host, context.Background()
-	// A first sync records its base commit.
+	// A plan that finds Studio and disk equal is in step with HEAD: a commit made
+	// before the next sync is pushed.
+	mustPlan(t, h, nil)
+	hosttest.Write(t, e.dir, "src/shared/Lib/X.luau", "return 'x2'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "x2")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/Lib/X": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+
+	// An apply records its base commit.
 	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a2'\n")
-	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	d = mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
 	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
 		t.Fatal(err)
 	}
