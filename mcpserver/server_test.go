@@ -369,6 +369,22 @@ func TestGetScriptRefusals(t *testing.T) {
 	}
 }
 
+// A script deleted in Studio since is not found there, and the next plan shows it.
+func TestGetScriptOfAScriptGoneFromStudio(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Edit(func(root *bridgetest.Node) {
+		sss := root.Child("ServerScriptService")
+		sss.Children = slices.DeleteFunc(sss.Children, func(n *bridgetest.Node) bool { return n.Name == "Main" })
+	})
+	_, se := call(t, cs, "get_script", map[string]any{"fsPath": "src/server/Main.server.luau"})
+	if code(se) != "E_NOT_FOUND" {
+		t.Fatalf("get_script of a script deleted in Studio: %+v", se.Errors)
+	}
+	if next := fmt.Sprint(se.Errors[0].Details["nextActions"]); next != "[replan]" {
+		t.Errorf("nextActions = %s, want [replan]", next)
+	}
+}
+
 func TestAtlasSyncModes(t *testing.T) {
 	e, cs := connect(t, nil)
 	_, se := call(t, cs, "atlas_sync", map[string]any{"mode": "dryrun"})
