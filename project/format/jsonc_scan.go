@@ -60,6 +60,9 @@ func newError(src string, offset int, msg string) *SyntaxError {
 }
 
 func (s *scanner) errAt(offset int, msg string) *SyntaxError {
+	if offset == 0 && strings.HasPrefix(s.src, "\uFEFF") {
+		msg += ": the file starts with a UTF-8 byte order mark, which JSON does not allow; save it as UTF-8 without BOM"
+	}
 	return newError(s.src, offset, msg)
 }
 

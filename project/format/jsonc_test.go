@@ -72,7 +72,7 @@ func TestParseJSONCErrors(t *testing.T) {
 		{"empty", "", SyntaxError{1, 1, "contains no JSON value"}},
 		{"whitespace only", " \n\t ", SyntaxError{1, 1, "contains no JSON value"}},
 		{"comments only", "// a comment\n/* another */\n", SyntaxError{1, 1, "contains no JSON value"}},
-		{"leading BOM", "\ufeff{}", SyntaxError{1, 1, "unexpected token"}},
+		{"leading BOM", "\ufeff{}", SyntaxError{1, 1, "unexpected token: the file starts with a UTF-8 byte order mark, which JSON does not allow; save it as UTF-8 without BOM"}},
 		{"invalid UTF-8", "{\n  \"a\": \"\xff\"\n}", SyntaxError{2, 9, "invalid UTF-8"}},
 		{"missing colon", "{\n  \"a\": 1,\n  \"b\" 2\n}", SyntaxError{3, 7, "expected colon after the string or word in object property"}},
 		{"missing value", `{"a": }`, SyntaxError{1, 7, "unexpected close brace"}},
@@ -151,6 +151,15 @@ func TestSyntaxErrorMessage(t *testing.T) {
 	err := &SyntaxError{Line: 3, Column: 7, Msg: "unexpected comma"}
 	if got, want := err.Error(), "line 3, column 7: unexpected comma"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// A file that starts with a byte order mark (as some Windows editors save) is
+// refused, saying so.
+func TestParseJSONCByteOrderMark(t *testing.T) {
+	_, err := ParseJSONC([]byte("\uFEFF{\"name\": \"x\"}"))
+	if err == nil || !strings.Contains(err.Error(), "byte order mark") || !strings.Contains(err.Error(), "line 1, column 1") {
+		t.Errorf("ParseJSONC with a BOM = %v, want the BOM named at line 1, column 1", err)
 	}
 }
 
