@@ -23,6 +23,7 @@ var guardReasons = map[plan.Reason]errcode.Reason{
 	plan.DuplicateName:      errcode.ReasonDuplicateName,
 	plan.ProjectNodeRemoved: errcode.ReasonProjectNodeRemoved,
 	plan.StudioMassDelete:   errcode.ReasonStudioMassDelete,
+	plan.MergeConflict:      errcode.ReasonMergeConflict,
 }
 
 // unresolvedError refuses changes without a direction (ids). When a guard held them

@@ -129,6 +129,9 @@ const (
 	// deleted on disk, held back because there are too many (plan's
 	// data.guards.studioMassDelete).
 	ReasonStudioMassDelete Reason = "studio_mass_delete"
+	// ReasonMergeConflict: changes held back because git holds their files in
+	// conflict (a merge, rebase, cherry-pick or stash apply stopped on them).
+	ReasonMergeConflict Reason = "merge_conflict"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).

@@ -135,3 +135,31 @@ func canonMode(m uint32) uint32 {
 	}
 	return m
 }
+
+// Unmerged returns the sorted slash paths the index holds in conflict (stage 1, 2
+// or 3: a merge, rebase, cherry-pick or stash apply stopped on them), relative to
+// the work tree root. The index is read again only when its file changed (size or
+// modification time) since the last call.
+func (r *Repo) Unmerged() ([]string, error) {
+	st, err := r.storage.Filesystem().Stat("index")
+	if err != nil {
+		return nil, nil // no index file: nothing staged, nothing in conflict
+	}
+	r.unmergedMu.Lock()
+	defer r.unmergedMu.Unlock()
+	if r.unmergedSeen && st.Size() == r.unmergedSize && st.ModTime().Equal(r.unmergedMod) {
+		return r.unmerged, nil
+	}
+	entries, err := r.Index()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Stage != 0 && (len(out) == 0 || out[len(out)-1] != e.Path) {
+			out = append(out, e.Path)
+		}
+	}
+	r.unmerged, r.unmergedSize, r.unmergedMod, r.unmergedSeen = out, st.Size(), st.ModTime(), true
+	return out, nil
+}

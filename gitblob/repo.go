@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -43,6 +44,13 @@ type Repo struct {
 
 	root     string
 	realRoot string // root with symlinks resolved, for Rel on such paths
+
+	// unmerged caches Unmerged's answer for the index file it read.
+	unmergedMu   sync.Mutex
+	unmergedSeen bool
+	unmergedSize int64
+	unmergedMod  time.Time
+	unmerged     []string
 }
 
 // Discover finds the repository containing dir, walking up the parent

@@ -178,6 +178,27 @@ func (l *baseLoader) stagedFiles() ([]string, error) {
 	return out, nil
 }
 
+// unmerged returns the files of the project the git index holds in conflict (a
+// merge, rebase, cherry-pick or stash apply stopped on them), relative to the
+// project folder; nil when there are none, or no repository.
+func (l *baseLoader) unmerged() map[string]bool {
+	repo, err := l.repository()
+	if repo == nil || err != nil {
+		return nil
+	}
+	paths, err := repo.Unmerged()
+	if err != nil || len(paths) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, p := range paths {
+		if rel, ok := within(l.loc.Dir, filepath.Join(repo.Root(), filepath.FromSlash(p))); ok {
+			out[rel] = true
+		}
+	}
+	return out
+}
+
 // hashes gives the base scripts their Source hash the first time a plan needs
 // them; the disk and Studio trees spare reading most blobs. The Studio tree is
 // indexed only then, not on every plan.

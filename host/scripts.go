@@ -90,7 +90,7 @@ func (h *Host) Script(ctx context.Context, req ScriptRequest) (*ScriptData, erro
 	}
 	// The id names the n-th of same-named siblings at each step: so does the request.
 	res, err := s.GetScript(ctx, protocol.GetScriptParams{Path: target.names, Ordinals: target.ords, Draft: req.Draft})
-	if ce := errcode.As(err); err != nil && ce.Code == errcode.NotFound && len(ce.NextActions()) == 0 {
+	if err != nil && errcode.Of(err) == errcode.NotFound && len(errcode.As(err).NextActions()) == 0 {
 		// Gone from Studio (deleted, renamed or moved there since): a plan shows it.
 		return nil, errcode.New(errcode.NotFound, "%s is not in Studio: it was deleted, renamed or moved there (the next plan shows it)", target.path).
 			Reason(errcode.ReasonNotFound, errcode.NextReplan).With("path", target.path)

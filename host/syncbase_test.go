@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 )
@@ -81,4 +82,43 @@ func TestBaseMovedSinceTheSync(t *testing.T) {
 		"ReplicatedStorage/Shared/F": "new_on_disk/push",
 		"ReplicatedStorage/Shared/A": "deleted_on_disk/push",
 	})
+}
+
+// TestMergeConflictIsHeld, through the real plugin in the emulator: a file git holds
+// in conflict (a merge stopped on it) may hold conflict markers; its change is held
+// back (merge_conflict), not pushed into Studio, and drift does not call it Studio's.
+// Once the merge is resolved and added, it is pushed.
+func TestMergeConflictIsHeld(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustPlan(t, h, nil) // in step with the first commit
+	hosttest.Git(t, e.dir, "checkout", "-qb", "other")
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'theirs'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "theirs")
+	hosttest.Git(t, e.dir, "checkout", "-q", "main")
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'ours'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "ours")
+	if out, err := hosttest.GitErr(e.dir, "merge", "-q", "other"); err == nil {
+		t.Fatalf("the merge did not stop on a conflict:\n%s", out)
+	}
+	if !strings.Contains(readFile(t, e.dir, "src/shared/A.luau"), "<<<<<<<") {
+		t.Fatal("no conflict markers in A.luau")
+	}
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "merge_conflict/"})
+	if d.Guards == nil || len(d.Guards.MergeConflict) != 1 || !strings.Contains(warningsOf(d), "src/shared/A.luau") {
+		t.Errorf("guards %+v, warnings %q: want A held, its file named", d.Guards, d.Warnings)
+	}
+	_, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonMergeConflict {
+		t.Fatalf("apply = %v (reason %q), want E_UNRESOLVED merge_conflict", err, ce.ReasonCode())
+	}
+	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.A.Source`).Returns[0]; got != "return 'a'\n" {
+		t.Errorf("Studio's A = %q, want it untouched", got)
+	}
+	if drift, err := h.Drift(ctx, host.DriftRequest{}); err != nil || len(drift.Changes) != 0 {
+		t.Errorf("drift = %+v, %v; want none", drift, err)
+	}
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'both'\n")
+	hosttest.Git(t, e.dir, "add", "src/shared/A.luau")
+	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
 }

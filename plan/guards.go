@@ -49,6 +49,9 @@ type Guards struct {
 	StudioMassDeleteFiles     int      `json:"studioMassDeleteFiles,omitempty"`
 	StudioMassDeleteRule      string   `json:"studioMassDeleteRule,omitempty"`
 	StudioMassDeleteContainer string   `json:"studioMassDeleteContainer,omitempty"`
+	// MergeConflict lists the changes held back because git holds their file in
+	// conflict (Input.Unmerged).
+	MergeConflict []string `json:"mergeConflict,omitempty"`
 	// Unwritable are the pulls held back because the project's files cannot take
 	// them as they are (Input.Writable): a class or name changed in Studio, an
 	// instance inside a model file, a folder holding files no instance comes
@@ -119,6 +122,7 @@ func mappedContainer(x *dom.Instance) bool {
 // the next. The plan's hash is computed afterwards, so it binds their result.
 func (c *computer) guard(p *Plan, total, present census) {
 	g := &Guards{}
+	c.guardMergeConflict(p, g)
 	c.guardDuplicates(p, g)
 	p.Place = c.in.Place
 	if p.Place == "" {
@@ -158,7 +162,7 @@ func (c *computer) guard(p *Plan, total, present census) {
 	guardProjectNodeRemoved(p, g)
 	c.guardUnwritable(p, g)
 	guardStudioMassDelete(p, g, total)
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable) > 0 {
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable)+len(g.MergeConflict) > 0 {
 		p.Guards = g
 	}
 }
@@ -232,6 +236,41 @@ func guardProjectNodeRemoved(p *Plan, g *Guards) {
 	}
 	if n := len(g.ProjectNodeRemoved); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) declared by a project file at the base are not declared now: their deletion in Studio is left unresolved (project_node_removed); push to delete them in Studio (with everything Studio holds in them), or skip; to keep them, declare them in the project file again", n))
+	}
+}
+
+// guardMergeConflict holds back every change (push, pull, or one the table left
+// unresolved: the conflict is what to know) of an instance whose
+// file (or a file in whose folder) git holds in conflict (Input.Unmerged).
+func (c *computer) guardMergeConflict(p *Plan, g *Guards) {
+	if len(c.in.Unmerged) == 0 {
+		return
+	}
+	conflicted := func(fsPath string) bool {
+		if fsPath == "" {
+			return false
+		}
+		if c.in.Unmerged[fsPath] {
+			return true
+		}
+		for f := range c.in.Unmerged {
+			if strings.HasPrefix(f, fsPath+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var files []string
+	for _, ch := range p.Changes {
+		if !conflicted(ch.FsPath) {
+			continue
+		}
+		hold(ch, MergeConflict)
+		g.MergeConflict = append(g.MergeConflict, ch.ID)
+		files = append(files, ch.FsPath)
+	}
+	if len(files) > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) are of files git holds in conflict (%s): left unresolved (merge_conflict); finish the merge (resolve, git add), then plan again", len(files), strings.Join(files, ", ")))
 	}
 }
 

@@ -43,6 +43,11 @@ type Input struct {
 	// does not, what moved since the sync is disk (and the base with it), not
 	// Studio, and the change is pushed.
 	SyncBase func() (root *dom.Instance, index map[string]*dom.Instance, commit string)
+	// Unmerged are the project's files (FsPaths) the git index holds in conflict:
+	// a merge, rebase, cherry-pick or stash apply stopped on them, and they may
+	// hold conflict markers. A change of one is held back either way
+	// (MergeConflict).
+	Unmerged map[string]bool
 	// Writable, when set, tells which of the pulls the table and the other guards
 	// leave are refused by the writes they would make to the project's files (the
 	// apply's own check, run on the files as they are): it returns those by change

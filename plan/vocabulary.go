@@ -91,6 +91,11 @@ const (
 	// many: together they would remove a whole mapped folder, or more of the base's
 	// files than the thresholds of MassDelete allow.
 	StudioMassDelete Reason = "studio_mass_delete"
+	// MergeConflict: a push or a pull of an instance whose file git holds in
+	// conflict (a merge, rebase, cherry-pick or stash apply stopped on it): the
+	// file may hold conflict markers, and Studio would get them, or the pull
+	// would write over the resolution under way.
+	MergeConflict Reason = "merge_conflict"
 )
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
@@ -101,7 +106,7 @@ const (
 // hold back work done in Studio.
 func (r Reason) StudioMoved() bool {
 	switch r {
-	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete:
+	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete, MergeConflict:
 		return false
 	}
 	return true

@@ -49,6 +49,17 @@ func Git(t testing.TB, dir string, args ...string) string {
 	return gitEnv(t, dir, nil, args...)
 }
 
+// GitErr runs git in dir as Git does, returning its output and error instead of
+// failing the test (for commands expected to fail, such as a merge that stops on
+// a conflict).
+func GitErr(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 func gitEnv(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
