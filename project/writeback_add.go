@@ -1,10 +1,12 @@
 package project
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -400,22 +402,17 @@ func ignoredPath(p *Project, fsys fs.FS, diskParent *dom.Instance, paths []strin
 		files = append(files, p.File)
 	}
 	slices.Reverse(files) // the root's rules first, as the loader applies them
-	l := &loader{}
 	var rules []ignoreRule
 	var from []string
 	for _, f := range files {
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
+		ignores, ok := projectIgnores(fsys, f)
+		if !ok {
 			continue
 		}
-		pf, err := l.parseProjectFile(f, data)
-		if err != nil {
-			continue
-		}
-		for range pf.ignores {
+		for range ignores {
 			from = append(from, f)
 		}
-		rules = append(rules, pf.ignores...)
+		rules = append(rules, ignores...)
 	}
 	for _, rel := range paths {
 		if fp := p.pathInFS(rel); ignored(rules, fp) {
@@ -429,4 +426,44 @@ func ignoredPath(p *Project, fsys fs.FS, diskParent *dom.Instance, paths []strin
 		}
 	}
 	return "", ""
+}
+
+// ignoreCache keeps the globIgnorePaths rules of project files by path and bytes:
+// a plan checks every pulled addition (PullAdd) against them, and parses each file
+// once for it, not once per addition.
+var ignoreCache struct {
+	sync.Mutex
+	m map[string]cachedIgnores
+}
+
+type cachedIgnores struct {
+	sum   [sha256.Size]byte
+	rules []ignoreRule
+}
+
+// projectIgnores returns the globIgnorePaths rules of the project file f; false
+// when it cannot be read or parsed.
+func projectIgnores(fsys fs.FS, f string) ([]ignoreRule, bool) {
+	data, err := fs.ReadFile(fsys, f)
+	if err != nil {
+		return nil, false
+	}
+	sum := sha256.Sum256(data)
+	ignoreCache.Lock()
+	c, ok := ignoreCache.m[f]
+	ignoreCache.Unlock()
+	if ok && c.sum == sum {
+		return c.rules, true
+	}
+	pf, err := (&loader{}).parseProjectFile(f, data)
+	if err != nil {
+		return nil, false
+	}
+	ignoreCache.Lock()
+	if ignoreCache.m == nil || len(ignoreCache.m) > 64 {
+		ignoreCache.m = map[string]cachedIgnores{}
+	}
+	ignoreCache.m[f] = cachedIgnores{sum: sum, rules: pf.ignores}
+	ignoreCache.Unlock()
+	return pf.ignores, true
 }
