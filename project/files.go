@@ -480,6 +480,33 @@ type modelNode struct {
 	ID          *string                    `json:"id"`
 }
 
+// modelFields are the fields of a model instance (modelNode), and $schema.
+var modelFields = map[string]bool{"name": true, "Name": true, "className": true, "ClassName": true,
+	"properties": true, "Properties": true, "attributes": true, "children": true, "Children": true, "id": true, "$schema": true}
+
+// unknownModelFields warns of the fields of a model instance Rojo ignores without
+// a word, as it loads them: a "tags" or "Attributes" there was meant to do
+// something.
+func (l *loader) unknownModelFields(p string, raw json.RawMessage, where string) {
+	keys, err := format.ObjectKeys(raw)
+	if err != nil {
+		return
+	}
+	for _, k := range keys {
+		if modelFields[k] {
+			continue
+		}
+		hint := ""
+		switch strings.ToLower(k) {
+		case "tags":
+			hint = "; tags go in \"properties\": { \"Tags\": [...] }"
+		case "attributes":
+			hint = "; the field is \"attributes\""
+		}
+		l.warnf("%s: %s%q is not a field of a model instance and is ignored (as Rojo ignores it)%s", l.rel(p), where, k, hint)
+	}
+}
+
 func (l *loader) jsonModel(p, name string) (*dom.Instance, error) {
 	var inst *dom.Instance
 	rec, err := l.file(p, recModel, func(rec *record, data []byte) (err error) {
@@ -545,6 +572,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, l.errf(p, "%s%v", where, err)
 	}
+	l.unknownModelFields(p, raw, where)
 	class := first(m.ClassName, m.ClassOld)
 	if class == nil || *class == "" {
 		return nil, l.errf(p, "%s\"className\" is required", where)

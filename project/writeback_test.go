@@ -335,3 +335,19 @@ func BenchmarkPullAddScript(b *testing.B) {
 		}
 	}
 }
+
+// A model file's fields that Rojo ignores without a word are loaded the same, and
+// warned of: "tags" there was meant to tag the instance.
+func TestModelUnknownFieldsAreWarnedOf(t *testing.T) {
+	_, p := setup(t, map[string]string{
+		"src/Thing.model.json": `{ "className": "Part", "tags": ["Tagged"], "$schema": "x",
+			"children": [ { "name": "A", "className": "Folder", "Attributes": { "X": 1 } } ] }`,
+	})
+	want := []string{
+		`src/Thing.model.json: "tags" is not a field of a model instance and is ignored (as Rojo ignores it); tags go in "properties": { "Tags": [...] }`,
+		`src/Thing.model.json: children[0]."Attributes" is not a field of a model instance and is ignored (as Rojo ignores it); the field is "attributes"`,
+	}
+	if !slices.Equal(p.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", p.Warnings, want)
+	}
+}
