@@ -196,7 +196,10 @@ func writableProps(inst *dom.Instance) map[string]dom.Value {
 			continue
 		}
 		if p, ok := reflection.LookupProperty(inst.ClassName, k); ok {
-			if !p.Serializes {
+			// A legacy property files still hold (SoundId, MeshId, Texture: the
+			// database migrates them to a Content property when read) is content,
+			// written as it is.
+			if !p.Serializes && len(p.MigrateTo) == 0 {
 				continue
 			}
 			if d, ok := defaultOf(inst.ClassName, k); ok && isDefault(d, v) {

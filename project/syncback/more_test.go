@@ -1,7 +1,9 @@
 package syncback
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,5 +102,30 @@ func TestExtractModelAndValueForms(t *testing.T) {
 	}
 	if p.Root.ClassName != "Model" || p.Root.Find("Count").Properties.Get("Value") != dom.Int64(1337) {
 		t.Errorf("loaded %s %v", p.Root.ClassName, p.Root.Find("Count").Properties)
+	}
+}
+
+// A legacy content property that files still hold and the database migrates when
+// read (Sound.SoundId to AudioContent) is content: written, and read back. Read-only
+// ones too (MeshPart.MeshId), into the binary model file.
+func TestExtractKeepsLegacyContent(t *testing.T) {
+	root := inst("Kit", "Model", nil,
+		inst("Boom", "Sound", dom.Properties{"SoundId": dom.ContentId("rbxassetid://111"), "Volume": dom.Float32(0.7)}),
+		inst("Mesh", "MeshPart", dom.Properties{"MeshId": dom.ContentId("rbxassetid://222")}),
+	)
+	res, err := ExtractModel([]*dom.Instance{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeResult(t, res)
+	p, err := project.Load(os.DirFS(dir), ".", project.Options{DirName: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Root.Find("Boom").Properties.Get("SoundId"); got != dom.ContentId("rbxassetid://111") {
+		t.Errorf("Boom.SoundId read back as %v (files %v)", got, slices.Collect(maps.Keys(fileMap(res))))
+	}
+	if got := p.Root.Find("Mesh").Properties.Get("MeshId"); got != dom.ContentId("rbxassetid://222") {
+		t.Errorf("Mesh.MeshId read back as %v", got)
 	}
 }
