@@ -16,6 +16,36 @@ import (
 // explicit tagged form, or the implicit form resolved through the reflection database
 // against className's property prop (ROJO_FORMAT §4.2).
 func ResolveValue(className, prop string, raw json.RawMessage) (Value, error) {
+	v, err := resolveValue(className, prop, raw)
+	if err != nil {
+		return nil, err
+	}
+	return StoredAs(className, prop, v), nil
+}
+
+// StoredAs is v as Studio holds className.prop: a BasePart's Color is kept as
+// Color3uint8 (the database's serialized type), so a Color3 set there reads back
+// with each component rounded to a 255th, as a place file gives it. Other values
+// are returned as they are.
+func StoredAs(className, prop string, v Value) Value {
+	c, ok := v.(Color3)
+	if !ok || (prop != "Color" && prop != "Color3uint8") || !reflection.IsA(className, "BasePart") {
+		return v
+	}
+	for i, x := range c {
+		switch {
+		case x <= 0 || x != x:
+			c[i] = 0
+		case x >= 1:
+			c[i] = 1
+		default:
+			c[i] = float32(uint8(x*255+0.5)) / 255
+		}
+	}
+	return c
+}
+
+func resolveValue(className, prop string, raw json.RawMessage) (Value, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '{' {
 		var m map[string]json.RawMessage

@@ -276,3 +276,32 @@ func TestEmulatorPlayContext(t *testing.T) {
 		t.Errorf("RunService in the playtest: IsRunning, IsEdit = %v", x.Returns)
 	}
 }
+
+// TestEmulatorPartColorIsStoredAsBytes: Studio keeps a part's Color as
+// Color3uint8 (the database's serialized type), so a Color3 set there reads back
+// rounded to 255ths. A project's Color is compared as Studio holds it: a file with
+// more precision than that is no difference, before or after Studio sets the same
+// color again.
+func TestEmulatorPartColorIsStoredAsBytes(t *testing.T) {
+	files := map[string]string{
+		"default.project.json": `{ "name": "Colors", "tree": { "$className": "DataModel",
+			"Workspace": { "$className": "Workspace", "$ignoreUnknownInstances": true, "Brick": { "$path": "Brick.model.json" } } } }`,
+		"Brick.model.json": `{ "className": "Part", "properties": { "Color": [0.1234, 0.5, 1] } }`,
+	}
+	e := startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
+	got := mustExec(t, e.host, `workspace.Brick.Color = Color3.new(0.1234, 0.5, 1) return workspace.Brick.Color.R * 255`).Returns[0]
+	if got != "31" {
+		t.Errorf("Color.R × 255 after setting 0.1234 = %s, want 31 (a byte)", got)
+	}
+	mustPlan(t, e.host, nil)
+	mustExec(t, e.host, `workspace.Brick.Color = Color3.fromRGB(200, 10, 10)`)
+	d := mustPlan(t, e.host, map[string]string{"Workspace/Brick": "studio_changed/pull"})
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, e.dir, "Brick.model.json"); !strings.Contains(got, "0.78431374") {
+		t.Errorf("Brick.model.json after the pull:\n%s\nwant the byte color 200/255", got)
+	}
+	mustPlan(t, e.host, nil)
+}

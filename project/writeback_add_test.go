@@ -110,7 +110,7 @@ func TestPullAdd(t *testing.T) {
 			name: "part as a model file", parent: "ReplicatedStorage",
 			studio: newInst("Lava", "Part", dom.Properties{
 				"Anchored": dom.Bool(true), "Size": dom.Vector3{8, 1, 8}, "Material": dom.Enum(288),
-				"Color":      dom.Color3{1, 0.25, 0},
+				"Color":      dom.Color3{1, 64.0 / 255, 0}, // as Studio holds it: a 255th
 				"CFrame":     dom.CFrame{Position: [3]float32{0, 5, 0}, Orientation: dom.IdentityCFrame.Orientation},
 				"Attributes": dom.Attributes{"Damage": dom.Float64(10)},
 			}, newInst("Glow", "PointLight", dom.Properties{"Brightness": dom.Float32(2)})),

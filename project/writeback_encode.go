@@ -15,6 +15,7 @@ import (
 // encodeValue writes v for className.prop: in the implicit form when the value it
 // replaces was written that way and v has one, else in the tagged form.
 func encodeValue(className, prop string, v dom.Value, existing json.RawMessage) (json.RawMessage, error) {
+	v = dom.StoredAs(className, prop, v) // what the file would read back as
 	if existing != nil && !dom.IsTagged(existing) {
 		if imp, ok := implicitForm(className, prop, v); ok {
 			return imp, nil

@@ -37,6 +37,7 @@ func propsFor(props map[string]dom.Value) map[string]dom.Value {
 // when there is one that reads back as v, else the explicit tagged form. Numbers
 // are written as Rojo writes them (1337.0).
 func encodeProp(class, prop string, v dom.Value) (json.RawMessage, error) {
+	v = dom.StoredAs(class, prop, v) // what the file would read back as
 	if b, ok := project.ImplicitForm(class, prop, v); ok {
 		if n, ok := number(v); ok {
 			b = []byte(n)
