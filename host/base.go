@@ -23,16 +23,22 @@ import (
 type baseLoader struct {
 	loc *project.Location
 	// build, when set, builds the project at a commit from the commit's fs
-	// (gitblob's CommitFS); else the project is loaded from the commit.
-	build func(fsys fs.FS, commit string) (*project.Project, error)
+	// (gitblob's CommitFS); else the project is loaded from the commit. older,
+	// when set, does for the trees of loadSynced (project.Cache.Tree).
+	build, older func(fsys fs.FS, commit string) (*project.Project, error)
 
 	mu     sync.Mutex
 	repo   *gitblob.Repo
 	latest *base
-	// synced is the project at the base commit of the last sync, when a plan
-	// needed it (loadSynced); kept apart from latest.
-	synced *base
+	// synced are the projects at commits Studio may still hold a version of,
+	// when a plan needed them (loadSynced); kept apart from latest, at most
+	// maxSynced of them.
+	synced map[string]*base
 }
+
+// maxSynced bounds the trees loadSynced keeps, and the commits a plan decides
+// Studio's changes against when HEAD moved (plan.Input.SyncBases).
+const maxSynced = 4
 
 // base is the project at a base commit. The project's tree is shared by every plan
 // against that commit; only hashes writes into it, once. It may be a disk tree (the
@@ -96,7 +102,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		return &b, nil
 	}
 	l.mu.Unlock()
-	b, err := l.loadCommit(repo, commit, ref)
+	b, err := l.loadCommit(repo, commit, ref, l.build)
 	if b != nil {
 		l.mu.Lock()
 		l.latest = b
@@ -110,8 +116,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 // that one). nil when the commit is gone or holds no project.
 func (l *baseLoader) loadSynced(commit string) (*base, error) {
 	l.mu.Lock()
-	if l.synced != nil && l.synced.commit == commit {
-		b := l.synced
+	if b := l.synced[commit]; b != nil {
 		l.mu.Unlock()
 		return b, nil
 	}
@@ -123,17 +128,37 @@ func (l *baseLoader) loadSynced(commit string) (*base, error) {
 	if _, err := repo.Resolve(commit); err != nil {
 		return nil, nil // not in the repository (any longer)
 	}
-	b, err := l.loadCommit(repo, commit, commit)
+	b, err := l.loadCommit(repo, commit, commit, l.older)
 	if b != nil {
 		l.mu.Lock()
-		l.synced = b
+		if len(l.synced) >= maxSynced {
+			clear(l.synced) // a plan needs a few; the next ones are other commits
+		}
+		if l.synced == nil {
+			l.synced = map[string]*base{}
+		}
+		l.synced[commit] = b
 		l.mu.Unlock()
 	}
 	return b, err
 }
 
+// since returns the commits on commit's first-parent line after since, newest
+// first, down to since itself (plan.Input.SyncBases); just since when the line
+// does not reach it within maxSynced commits.
+func (l *baseLoader) since(commit, since string) []string {
+	repo, err := l.repository()
+	if repo == nil || err != nil {
+		return []string{since}
+	}
+	if line, err := repo.Between(commit, since, maxSynced); err == nil && line != nil {
+		return line
+	}
+	return []string{since}
+}
+
 // loadCommit builds the project at commit; nil when the commit holds no project.
-func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string) (*base, error) {
+func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string, build func(fs.FS, string) (*project.Project, error)) (*base, error) {
 	fsys, err := repo.CommitFS(commit)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
@@ -142,8 +167,8 @@ func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string) (*base, 
 		return nil, nil // the project file is not committed yet
 	}
 	var p *project.Project
-	if l.build != nil {
-		p, err = l.build(fsys, commit)
+	if build != nil {
+		p, err = build(fsys, commit)
 	} else {
 		opts := l.loc.Options() // Root: a committed link's absolute target is judged as on disk
 		opts.HashOnly = true

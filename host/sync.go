@@ -138,14 +138,18 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if b != nil && baseRev == "" {
 		// Against HEAD only: a base asked for is the base meant.
 		if synced := h.places.syncBase(s.Info()); synced != "" && synced != b.commit {
-			in.SyncBase = func() (*dom.Instance, map[string]*dom.Instance, string) {
-				sb, err := h.bases.loadSynced(synced)
-				if err != nil || sb == nil {
-					h.log.Debug("the last sync's base is not at hand", "commit", synced, "err", err)
-					return nil, nil, ""
+			in.SyncBases = func() []plan.SyncTree {
+				var trees []plan.SyncTree
+				for _, commit := range h.bases.since(b.commit, synced) {
+					sb, err := h.bases.loadSynced(commit)
+					if err != nil || sb == nil {
+						h.log.Debug("a commit Studio may hold is not at hand", "commit", commit, "err", err)
+						continue
+					}
+					sb.hashes(disk.Index(), studio)
+					trees = append(trees, plan.SyncTree{Commit: commit, Root: sb.proj.Root, Index: sb.proj.Index()})
 				}
-				sb.hashes(disk.Index(), studio)
-				return sb.proj.Root, sb.proj.Index(), synced
+				return trees
 			}
 		}
 	}

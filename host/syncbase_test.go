@@ -47,7 +47,7 @@ func TestBaseMovedSinceTheSync(t *testing.T) {
 		"ReplicatedStorage/Shared/B": "disk_changed/push",
 		"ServerScriptService/Main":   "studio_changed/pull",
 	})
-	if !strings.Contains(warningsOf(d), "the base moved since the last sync") {
+	if !strings.Contains(warningsOf(d), "the base moved since Studio was last in step") {
 		t.Errorf("warnings = %q, want the moved base said", d.Warnings)
 	}
 	drift, err := h.Drift(ctx, host.DriftRequest{})
@@ -121,4 +121,34 @@ func TestMergeConflictIsHeld(t *testing.T) {
 	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'both'\n")
 	hosttest.Git(t, e.dir, "add", "src/shared/A.luau")
 	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+}
+
+// TestBaseMovedAfterAPullAndOnBothSides, through the real plugin in the emulator:
+// Studio may hold the version of any commit since the last one it was in step with
+// (a pull, committed, then a disk edit committed too: Studio holds the first
+// commit's version, and the change is pushed). A change made on both sides since
+// the last commit in step stays unresolved after the disk side is committed, never
+// a pull over the commit.
+func TestBaseMovedAfterAPullAndOnBothSides(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustExec(t, h, `game.ReplicatedStorage.Shared.B.Source = "return 'from studio'\n"`)
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/B": "studio_changed/pull"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "pulled b")
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'disk work'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "disk work")
+	// Both sides of A since the last sync.
+	mustExec(t, h, `game.ReplicatedStorage.Shared.A.Source = "return 'studio a'\n"`)
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'disk a'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "disk a")
+	d = mustPlan(t, h, map[string]string{
+		"ReplicatedStorage/Shared/B": "disk_changed/push",
+		"ReplicatedStorage/Shared/A": "both_changed/",
+	})
+	if !strings.Contains(warningsOf(d), "1 change(s) where Studio holds a version of the commits since are pushed, and 1 where both sides moved") {
+		t.Errorf("warnings = %q", d.Warnings)
+	}
 }

@@ -70,49 +70,66 @@ func Compute(in Input) *Plan {
 	return p
 }
 
-// rebase decides again, against the tree of the last sync's base commit
-// (Input.SyncBase), the changes the table gives to Studio, and takes the result
-// where it is a push: Studio holds what it held at the sync, so the difference is
-// disk's, which moved since with the base (a commit made before syncing, a
-// checkout, a reset). It never turns a change toward Studio's side.
+// rebase decides again, against the trees of the commits Studio may still hold a
+// version of (Input.SyncBases), the changes the table gives to Studio. Where
+// Studio holds one of those versions and disk does not, the difference is disk's,
+// which moved since with the base (a commit made before syncing, a checkout, a
+// reset): the change is pushed. Where, against the last commit Studio was in step
+// with, both sides moved, it is unresolved: a pull would write Studio's version
+// over disk work committed since. It never turns a change toward Studio's side.
 func (c *computer) rebase(p *Plan) {
-	if c.in.SyncBase == nil || c.in.Base == nil {
+	if c.in.SyncBases == nil || c.in.Base == nil {
 		return
 	}
-	var idx map[string]*dom.Instance
-	var commit string
+	var trees []SyncTree
 	loaded := false
-	n := 0
+	pushed, held := 0, 0
+	var from string
 	for i, ch := range p.Changes {
 		if !ch.Reason.StudioMoved() {
 			continue
 		}
 		if !loaded {
 			loaded = true
-			var root *dom.Instance
-			root, idx, commit = c.in.SyncBase()
-			if root == nil {
+			if trees = c.in.SyncBases(); len(trees) == 0 {
 				return
 			}
 		}
-		sb := idx[ch.ID]
-		r := &result{}
-		switch ch.PatchType {
-		case Edit:
-			c.edit(ch.Disk, ch.Studio, sb, r)
-		case Add:
-			c.presence(Add, ch.Disk, sb, r)
-		case Remove:
-			c.presence(Remove, ch.Studio, sb, r)
+		var last *Change
+		for _, t := range trees {
+			r := &result{}
+			sb := t.Index[ch.ID]
+			switch ch.PatchType {
+			case Edit:
+				c.edit(ch.Disk, ch.Studio, sb, r)
+			case Add:
+				c.presence(Add, ch.Disk, sb, r)
+			case Remove:
+				c.presence(Remove, ch.Studio, sb, r)
+			}
+			if len(r.changes) != 1 {
+				last = nil
+				continue
+			}
+			last = r.changes[0]
+			if last.Direction == Push {
+				break
+			}
 		}
-		if len(r.changes) != 1 || r.changes[0].Direction != Push {
-			continue
+		switch {
+		case last == nil:
+		case last.Direction == Push:
+			p.Changes[i] = last
+			pushed++
+			from = trees[len(trees)-1].Commit
+		case last.Direction == "" && ch.Direction == Pull && (last.Reason == BothChanged || last.Reason == DeleteEditConflict):
+			p.Changes[i] = last
+			held++
+			from = trees[len(trees)-1].Commit
 		}
-		p.Changes[i] = r.changes[0]
-		n++
 	}
-	if n > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since the last sync (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio holds what it held then are compared with that commit, and pushed", shortCommit(commit), shortCommit(c.in.BaseCommit), n))
+	if pushed+held > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since Studio was last in step with the project (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio holds a version of the commits since are pushed, and %d where both sides moved since are left unresolved", shortCommit(from), shortCommit(c.in.BaseCommit), pushed, held))
 	}
 }
 

@@ -34,15 +34,18 @@ type Input struct {
 	// Memo, when set, carries results from one Compute to the next, so that a
 	// plan after a small change compares only the changed subtrees (see Compute).
 	Memo *Memo
-	// SyncBase, when set, gives the project's tree at the base commit of the last
-	// sync with the place Studio holds (its index, and the commit), where that
-	// commit is not BaseCommit: HEAD moved since (a commit, a checkout, a reset). It
-	// returns a nil root when there is none. Compute asks for it only when the table
-	// gives a change to Studio (Reason.StudioMoved), and decides such a change again
-	// against that tree: where Studio holds what it held at that commit and disk
-	// does not, what moved since the sync is disk (and the base with it), not
-	// Studio, and the change is pushed.
-	SyncBase func() (root *dom.Instance, index map[string]*dom.Instance, commit string)
+	// SyncBases, when set, gives the project's trees at the commits Studio may
+	// still hold a version of, where HEAD moved since Studio was last in step
+	// with the project (a commit, a checkout, a reset): newest first, the commits
+	// on HEAD's first-parent line after the last one in step, down to that one,
+	// which comes last (alone when HEAD's line does not reach it). Compute asks
+	// for them only when the table gives a change to Studio (Reason.StudioMoved),
+	// and decides such a change again against them: where Studio holds one of
+	// those commits' versions and disk does not, what moved is disk (and the base
+	// with it), not Studio, and the change is pushed; where both moved since the
+	// last commit in step, it is unresolved. It never turns a change toward
+	// Studio's side.
+	SyncBases func() []SyncTree
 	// Unmerged are the project's files (FsPaths) the git index holds in conflict:
 	// a merge, rebase, cherry-pick or stash apply stopped on them, and they may
 	// hold conflict markers. A change of one is held back either way
@@ -55,6 +58,14 @@ type Input struct {
 	// only what an apply can do. It is given the pulls in ID order and must not
 	// modify them.
 	Writable func(pulls []*Change) map[string]Refusal
+}
+
+// SyncTree is the project at a commit Studio may still hold a version of
+// (Input.SyncBases).
+type SyncTree struct {
+	Commit string
+	Root   *dom.Instance
+	Index  map[string]*dom.Instance
 }
 
 // Refusal is why a pull cannot be written to the project's files: a stable

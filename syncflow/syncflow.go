@@ -282,16 +282,30 @@ func unwritableOf(p *host.PlanData, ids []string) []plan.Unwritable {
 }
 
 // Prefer adds an override toward dir (push or pull; "" adds none) for every change
-// without a direction or an override: what --prefer asks.
+// without a direction or an override: what --prefer asks. A change of a file git
+// holds in conflict (merge_conflict) is left out: its file may hold conflict
+// markers, and only an override of its own pushes or pulls it.
 func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []apply.Override {
 	out := slices.Clone(overrides)
 	if dir == "" {
 		return out
 	}
 	for _, id := range Unresolved(p, overrides) {
+		if c := changeOf(p, id); c != nil && c.Reason == plan.MergeConflict {
+			continue
+		}
 		out = append(out, apply.Override{ID: id, Direction: dir})
 	}
 	return out
+}
+
+func changeOf(p *host.PlanData, id string) *plan.Change {
+	for _, c := range p.Changes {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
 }
 
 func hasPreconditions(overrides []apply.Override) bool {

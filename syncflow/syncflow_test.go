@@ -385,6 +385,24 @@ func TestPreferGivesTheUndecidedADirection(t *testing.T) {
 	}
 }
 
+// --prefer gives no direction to a change of a file git holds in conflict: its file
+// may hold conflict markers; an override of its own still does.
+func TestPreferLeavesMergeConflictsAlone(t *testing.T) {
+	f := &fakeEngine{plan: func(n int, r host.PlanRequest) (*host.PlanData, error) {
+		p, _ := twoChanges(n, r)
+		p.Changes = append(p.Changes, &plan.Change{ID: "m", Reason: plan.MergeConflict}, &plan.Change{ID: "m2", Reason: plan.MergeConflict})
+		return p, nil
+	}}
+	_, err := run(t, f, syncflow.Request{Mode: syncflow.Direct, Prefer: plan.Push, Overrides: []apply.Override{{ID: "m2", Direction: plan.Push}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []apply.Override{{ID: "m2", Direction: plan.Push}, {ID: "b", Direction: plan.Push}}
+	if diff := cmp.Diff(want, f.applies[0].Overrides); diff != "" {
+		t.Errorf("overrides (-want +got):\n%s", diff)
+	}
+}
+
 func TestSelectionsOverrideOverridesAndOddOnesAreIgnored(t *testing.T) {
 	f := &fakeEngine{plan: twoChanges, review: accept(map[string]plan.Direction{"a": plan.Skip, "b": "sideways"})}
 	_, err := run(t, f, syncflow.Request{Mode: syncflow.Manual, Overrides: []apply.Override{{ID: "a", Direction: plan.Pull}, {ID: "b", Direction: plan.Push}}})
