@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/plan"
 )
@@ -47,14 +49,19 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	return d, nil
 }
 
-// touches reports whether a change's file (or folder) is among files.
+// touches reports whether a change's files are among files: its own file (or
+// folder), and the project file that declares it and the meta file that sets its
+// properties, on disk or at the base.
 func touches(ch *plan.Change, files []string) bool {
 	fsPath := ch.FsPath
-	if fsPath == "" && ch.Studio != nil && ch.Studio.Parent != nil {
-		return false
+	var also []string
+	for _, x := range []*dom.Instance{ch.Disk, ch.Base} {
+		if x != nil {
+			also = append(also, x.ProjectFile(), x.MetaPath())
+		}
 	}
 	for _, f := range files {
-		if f == fsPath || strings.HasPrefix(f, fsPath+"/") {
+		if fsPath != "" && (f == fsPath || strings.HasPrefix(f, fsPath+"/")) || slices.Contains(also, f) {
 			return true
 		}
 	}

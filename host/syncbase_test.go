@@ -152,3 +152,26 @@ func TestBaseMovedAfterAPullAndOnBothSides(t *testing.T) {
 		t.Errorf("warnings = %q", d.Warnings)
 	}
 }
+
+// TestDriftBlocksAStagedProjectFile: drift on an instance a project file declares
+// blocks a commit of that file (the pre-commit hook's --staged), as drift on a
+// script blocks a commit of the script's file; other files do not.
+func TestDriftBlocksAStagedProjectFile(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustExec(t, h, `workspace.Spawn.Anchored = false`)
+	d, err := h.Drift(ctx, host.DriftRequest{Staged: true, Files: []string{"default.project.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Changes) != 1 || d.Changes[0].Path != "Workspace/Spawn" || len(d.Blocking) != 1 || d.Blocking[0] != d.Changes[0].ID {
+		t.Fatalf("drift of a staged project file: changes %+v, blocking %v; want Spawn blocking", d.Changes, d.Blocking)
+	}
+	d, err = h.Drift(ctx, host.DriftRequest{Staged: true, Files: []string{"src/shared/A.luau"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Blocking) != 0 {
+		t.Errorf("drift with another file staged: blocking %v, want none", d.Blocking)
+	}
+}
