@@ -305,3 +305,24 @@ func TestEmulatorPartColorIsStoredAsBytes(t *testing.T) {
 	}
 	mustPlan(t, e.host, nil)
 }
+
+// TestEmulatorLinkedPropertiesReachThePlan, through the real plugin in the
+// emulator: a change reported under a linked property's name (a script's Enabled
+// where the project sets Disabled; a part's CFrame where it sets Position) still
+// reaches the next plan's delta.
+func TestEmulatorLinkedPropertiesReachThePlan(t *testing.T) {
+	files := map[string]string{
+		"default.project.json": `{ "name": "Linked", "tree": { "$className": "DataModel",
+			"ServerScriptService": { "$path": "src" },
+			"Workspace": { "$className": "Workspace", "$ignoreUnknownInstances": true,
+				"Pad": { "$className": "Part", "$properties": { "Anchored": true, "Position": [0, 5, 0] } } } } }`,
+		"src/Main.server.luau": "print('hi')\n",
+		"src/Main.meta.json":   `{ "properties": { "Disabled": false } }`,
+	}
+	e := startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
+	mustExec(t, e.host, `game.ServerScriptService.Main.Enabled = false`)
+	mustPlan(t, e.host, map[string]string{"ServerScriptService/Main": "studio_changed/pull"})
+	mustExec(t, e.host, `game.ServerScriptService.Main.Enabled = true workspace.Pad.CFrame = CFrame.new(1, 5, 0)`)
+	mustPlan(t, e.host, map[string]string{"Workspace/Pad": "studio_changed/pull"})
+}
