@@ -178,6 +178,18 @@ func TestOverrideExpectations(t *testing.T) {
 	if len(f) != 2 || f[0]["field"] != "properties.Color" || f[0]["actual"] != nil || f[1]["field"] != "properties.Name" || f[1]["actual"] != `{"String":"Brick"}` {
 		t.Errorf("failures = %v, want Color with a null actual and Name with Brick", f)
 	}
+	// A value of another type than Studio's is malformed, never a precondition.
+	if bad := malformedExpectations(p, []Override{{ID: "p", ExpectedProperties: map[string]json.RawMessage{"Anchored": json.RawMessage(`{"Float32":1}`)}}}); len(bad) != 1 {
+		t.Errorf("Anchored expected as a Float32: malformed = %v, want it refused", bad)
+	}
+	// null expects no value: it holds where Studio has none, and fails where it has one.
+	absent := Override{ID: "p", ExpectedProperties: map[string]json.RawMessage{"Color": json.RawMessage(`null`), "Anchored": json.RawMessage(`null`)}}
+	if bad := malformedExpectations(p, []Override{absent}); len(bad) != 0 {
+		t.Fatalf("null expectations: malformed = %v", bad)
+	}
+	if f := checkOverride(c, absent); len(f) != 1 || f[0]["field"] != "properties.Anchored" || f[0]["expected"] != "null" || f[0]["actual"] != `{"Bool":true}` {
+		t.Errorf("null expectations: failures = %v, want Anchored's alone", f)
+	}
 	for _, name := range []string{"Transparency", "Source"} {
 		bad := malformedExpectations(p, []Override{{ID: "p", ExpectedProperties: map[string]json.RawMessage{name: json.RawMessage(`0`)}}})
 		if len(bad) != 1 || bad[0]["property"] != name {

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -449,8 +450,20 @@ func malformedExpectations(p *plan.Plan, overrides []Override) []map[string]any 
 				out = append(out, map[string]any{"id": c.ID, "property": name, "error": why})
 				continue
 			}
-			if _, err := dom.ResolveValue(c.ClassName, name, o.ExpectedProperties[name]); err != nil {
+			raw := o.ExpectedProperties[name]
+			if isNull(raw) {
+				continue // no value: the property is expected absent
+			}
+			v, err := dom.ResolveValue(c.ClassName, name, raw)
+			if err != nil {
 				out = append(out, map[string]any{"id": c.ID, "property": name, "error": err.Error()})
+				continue
+			}
+			// A value of another type than Studio's could never match: a
+			// malformed request, which a new plan would not mend.
+			if actual := studioValue(c.Studio, name); actual != nil && actual.Type() != v.Type() {
+				out = append(out, map[string]any{"id": c.ID, "property": name,
+					"error": fmt.Sprintf("the value is a %s; Studio holds %s as a %s", v.Type(), name, actual.Type())})
 			}
 		}
 	}
@@ -517,16 +530,26 @@ func checkOverride(c *plan.Change, o Override) []map[string]any {
 	for _, name := range names {
 		raw := o.ExpectedProperties[name]
 		actual := studioValue(c.Studio, name)
-		want, err := dom.ResolveValue(c.ClassName, name, raw)
-		if err != nil {
-			continue // (malformedExpectations refused it before)
+		var want dom.Value
+		if !isNull(raw) {
+			var err error
+			if want, err = dom.ResolveValue(c.ClassName, name, raw); err != nil {
+				continue // (malformedExpectations refused it before)
+			}
 		}
 		if !dom.Equal(want, actual) {
-			fail("properties."+name, string(dom.MustMarshal(want)), marshalOrNull(actual))
+			expected := "null" // (expected absent: the JSON text of no value)
+			if want != nil {
+				expected = string(dom.MustMarshal(want))
+			}
+			fail("properties."+name, expected, marshalOrNull(actual))
 		}
 	}
 	return out
 }
+
+// isNull reports whether raw is JSON null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // marshalOrNull is v's tagged JSON, or "" (null in a failure) for no value.
 func marshalOrNull(v dom.Value) string {
