@@ -2,6 +2,7 @@ package dom
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -293,4 +294,18 @@ func FuzzResolveValue(f *testing.F) {
 			t.Fatalf("ResolveValue(%s, %s, %s) = %#v, want Equal to %#v", class, prop, out, again, v)
 		}
 	})
+}
+
+// Attribute names Studio refuses (Instance:SetAttribute) are refused when read,
+// naming the rule; a digit is a letter like any other.
+func TestResolveAttributesNames(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"Hp": true, "_x": true, "5": true, "a_1": true, strings.Repeat("a", 100): true,
+		"bad name": false, "a-b": false, "é": false, "": false, strings.Repeat("a", 101): false, "RBXThing": false,
+	} {
+		_, err := ResolveAttributes(json.RawMessage(fmt.Sprintf(`{%q: 1}`, name)))
+		if (err == nil) != ok {
+			t.Errorf("attribute name %q: err = %v, want accepted %v", name, err, ok)
+		}
+	}
 }
