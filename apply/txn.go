@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/reflection"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/plan"
@@ -734,6 +735,11 @@ func (w *work) push(c *plan.Change, studioIdx func() map[string]*dom.Instance) e
 		}
 		w.ops = append(w.ops, protocol.Op{Op: protocol.OpAdd, Parent: parent.Handle, Instance: inst, ChangeID: c.ID})
 	case plan.Remove:
+		if p := c.Studio.Parent; p != nil && p.Parent == nil && reflection.IsService(c.Studio.ClassName) {
+			// Studio locks a service's Parent: it cannot be deleted, only emptied.
+			return errcode.New(errcode.Unresolved, "%s is a service, which Studio cannot delete (its Parent is locked); skip the change, or declare the service in the project file again", c.Path).
+				Reason(errcode.ReasonServiceNotRemovable, errcode.NextSkipUnresolved).With("ids", []string{c.ID})
+		}
 		expect, err := expectOf(c.Studio, nil)
 		if err != nil {
 			return err

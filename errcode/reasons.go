@@ -132,6 +132,9 @@ const (
 	// ReasonMergeConflict: changes held back because git holds their files in
 	// conflict (a merge, rebase, cherry-pick or stash apply stopped on them).
 	ReasonMergeConflict Reason = "merge_conflict"
+	// ReasonServiceNotRemovable: a pushed deletion of a service, which Studio
+	// cannot delete (its Parent is locked).
+	ReasonServiceNotRemovable Reason = "service_not_removable"
 )
 
 // Pulled changes the project's files cannot hold (package project's Refusal).

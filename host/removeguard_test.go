@@ -113,6 +113,18 @@ func TestRemovedProjectNodesAreHeldAndUnmanagedWorkIsKept(t *testing.T) {
 	if want := []string{"ReplicatedStorage", "ServerScriptService", "Workspace"}; !slices.Equal(held, want) {
 		t.Fatalf("held deletions = %v, want %v", held, want)
 	}
+	// Pushed anyway: Studio cannot delete a service (its Parent is locked).
+	var pushAll []apply.Override
+	for _, c := range d.Changes {
+		pushAll = append(pushAll, apply.Override{ID: c.ID, Direction: plan.Push})
+	}
+	_, err = h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: pushAll})
+	if ce := errcode.As(err); ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonServiceNotRemovable {
+		t.Fatalf("pushed deletion of the services: %v (reason %q), want E_UNRESOLVED service_not_removable", err, ce.ReasonCode())
+	}
+	if got, err := h.Exec(ctx, host.ExecRequest{Code: `workspace:Destroy()`}); err != nil || got.Success || !strings.Contains(got.Error, "locked") {
+		t.Errorf("workspace:Destroy() in the emulator: %+v, %v; want refused, its Parent locked", got, err)
+	}
 }
 
 // TestFolderDeletionKeepsFilesNoPlanShowed, through the real plugin in the emulator: a
