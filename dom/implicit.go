@@ -23,11 +23,25 @@ func ResolveValue(className, prop string, raw json.RawMessage) (Value, error) {
 	return StoredAs(className, prop, v), nil
 }
 
-// StoredAs is v as Studio holds className.prop: a BasePart's Color is kept as
+// The bounds Studio keeps each dimension of a part's Size within.
+const (
+	PartMinSize = 0.001
+	PartMaxSize = 2048
+)
+
+// StoredAs is v as Studio holds className.prop: a part's Size is kept within
+// PartMinSize and PartMaxSize on each axis, and a BasePart's Color is kept as
 // Color3uint8 (the database's serialized type), so a Color3 set there reads back
 // with each component rounded to a 255th, as a place file gives it. Other values
 // are returned as they are.
 func StoredAs(className, prop string, v Value) Value {
+	if size, ok := v.(Vector3); ok && (prop == "Size" || prop == "size") && reflection.IsA(className, "BasePart") {
+		// Each of a part's dimensions is kept between PartMinSize and PartMaxSize.
+		for i, x := range size {
+			size[i] = min(max(x, PartMinSize), PartMaxSize)
+		}
+		return size
+	}
 	c, ok := v.(Color3)
 	if !ok || (prop != "Color" && prop != "Color3uint8") || !reflection.IsA(className, "BasePart") {
 		return v

@@ -277,7 +277,8 @@ func TestEmulatorPlayContext(t *testing.T) {
 	}
 }
 
-// TestEmulatorPartColorIsStoredAsBytes: Studio keeps a part's Color as
+// TestEmulatorPartColorIsStoredAsBytes: Studio keeps a part's Size within its
+// bounds and its Color as
 // Color3uint8 (the database's serialized type), so a Color3 set there reads back
 // rounded to 255ths. A project's Color is compared as Studio holds it: a file with
 // more precision than that is no difference, before or after Studio sets the same
@@ -286,9 +287,15 @@ func TestEmulatorPartColorIsStoredAsBytes(t *testing.T) {
 	files := map[string]string{
 		"default.project.json": `{ "name": "Colors", "tree": { "$className": "DataModel",
 			"Workspace": { "$className": "Workspace", "$ignoreUnknownInstances": true, "Brick": { "$path": "Brick.model.json" } } } }`,
-		"Brick.model.json": `{ "className": "Part", "properties": { "Color": [0.1234, 0.5, 1] } }`,
+		"Brick.model.json": `{ "className": "Part", "properties": { "Color": [0.1234, 0.5, 1], "Size": [0, 4, 5000] } }`,
 	}
 	e := startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
+	// Each dimension of a Size is kept between 0.001 and 2048, in Studio and when
+	// the project is read.
+	if got := mustExec(t, e.host, `workspace.Brick.Size = Vector3.new(0, 4, 5000) local s = workspace.Brick.Size return s.X, s.Z`).Returns; len(got) != 2 || got[0] != "0.001" || got[1] != "2048" {
+		t.Errorf("Size after setting (0, 4, 5000) = %v, want 0.001 and 2048", got)
+	}
 	mustPlan(t, e.host, nil)
 	got := mustExec(t, e.host, `workspace.Brick.Color = Color3.new(0.1234, 0.5, 1) return workspace.Brick.Color.R * 255`).Returns[0]
 	if got != "31" {
