@@ -12,8 +12,8 @@ import (
 // and writes its own way (Name, Source, Attributes and Tags). A read-only property
 // (MeshPart.MeshId, Players.MaxPlayers) or one scripts cannot touch at all
 // (Model.WorldPivotData, LocalizationTable.Contents) would otherwise differ forever
-// and make every write to it fail. A property the database does not know is assumed
-// syncable: a newer Studio may have it.
+// and make every write to it fail; so would a reference. A property the database
+// does not know is assumed syncable: a newer Studio may have it.
 func StudioSyncable(className, prop string) bool {
 	switch prop {
 	case "Name", "Source", "Attributes", "Tags":
@@ -39,5 +39,8 @@ func studioSyncable(className, prop string) bool {
 	if !ok {
 		return true
 	}
-	return p.Scriptability == "ReadWrite"
+	// A reference (Model.PrimaryPart, ObjectValue.Value) points at an instance by
+	// its place's referent, which neither a project file nor the plugin's values
+	// can name: kept inside model files, never compared.
+	return p.Scriptability == "ReadWrite" && p.Type.Name != "Ref"
 }

@@ -22,6 +22,8 @@ func TestStudioSyncable(t *testing.T) {
 		{"Folder", "Name", true},
 		{"Part", "NoSuchProperty", true},
 		{"NoSuchClass", "X", true},
+		{"Model", "PrimaryPart", false}, // a reference
+		{"ObjectValue", "Value", false}, // a reference
 	}
 	for _, tt := range tests {
 		if got := StudioSyncable(tt.class, tt.prop); got != tt.want {

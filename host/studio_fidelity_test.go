@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/dom/rbxbin"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/host"
@@ -332,4 +334,27 @@ func TestEmulatorLinkedPropertiesReachThePlan(t *testing.T) {
 	mustPlan(t, e.host, map[string]string{"ServerScriptService/Main": "studio_changed/pull"})
 	mustExec(t, e.host, `game.ServerScriptService.Main.Enabled = true workspace.Pad.CFrame = CFrame.new(1, 5, 0)`)
 	mustPlan(t, e.host, map[string]string{"Workspace/Pad": "studio_changed/pull"})
+}
+
+// TestModelFileRefsAreNotCompared, through the real plugin in the emulator: a
+// reference kept inside a binary model file (a Model's PrimaryPart) names its target
+// by the file's referent, which no value the plugin sends can name: it is not a
+// difference, and the next plan after the start is empty.
+func TestModelFileRefsAreNotCompared(t *testing.T) {
+	car := dom.New("Car", "Model")
+	seat := dom.New("Seat", "Seat")
+	car.AddChild(seat)
+	car.ID, seat.ID = "00000000000000000000000000000001", "00000000000000000000000000000002"
+	car.Properties.Set("PrimaryPart", dom.Ref(seat.ID))
+	var b bytes.Buffer
+	if err := rbxbin.Encode(&b, []*dom.Instance{car}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"default.project.json": `{ "name": "Refs", "tree": { "$className": "DataModel",
+			"Workspace": { "$className": "Workspace", "$ignoreUnknownInstances": true, "Car": { "$path": "Car.rbxm" } } } }`,
+		"Car.rbxm": b.String(),
+	}
+	e := startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
 }
