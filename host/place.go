@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/plan"
 )
@@ -59,11 +60,19 @@ type places struct {
 	// inSync is, by session id, the base commit of the latest plan that found
 	// Studio and disk equal, or of the latest apply: a commit Studio was in step
 	// with (syncBase).
-	inSync map[string]string
+	inSync map[string]inStepAt
+}
+
+// inStepAt is what Studio was last known to hold: in step with the project at
+// commit (the base then), and, when find is set, its very instances (the tree a
+// plan found equal on both sides, or what an apply left in Studio).
+type inStepAt struct {
+	commit string
+	find   func(id string) *dom.Instance
 }
 
 func newPlaces(stateDir string) *places {
-	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]string{}}
+	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -115,29 +124,29 @@ func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
 	return plan.PlaceUnknown
 }
 
-// inStep records that a plan against commit found the session's Studio and the
-// disk equal: Studio was in step with that commit's project (where disk was).
-func (p *places) inStep(session, commit string) {
+// inStep records what the session's Studio held when a plan or an apply against
+// commit left it known: find gives its instances by id.
+func (p *places) inStep(session, commit string, find func(id string) *dom.Instance) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inSync[session] = commit
+	p.inSync[session] = inStepAt{commit, find}
 }
 
 // syncBase returns a commit the session's Studio was last in step with: the base of
 // the latest plan that found nothing to sync or apply in this session, else of the
 // last sync when the session holds its place; "" when none is known.
-func (p *places) syncBase(info bridge.SessionInfo) string {
+func (p *places) syncBase(info bridge.SessionInfo) inStepAt {
 	marker := p.markerOf(info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c := p.inSync[info.ID]; c != "" {
-		return c
+	if at, ok := p.inSync[info.ID]; ok {
+		return at
 	}
 	last := p.lastLocked()
 	if last == nil || identity(last, info.PlaceID, marker) != plan.PlaceSame {
-		return ""
+		return inStepAt{}
 	}
-	return last.BaseCommit
+	return inStepAt{commit: last.BaseCommit}
 }
 
 // identityOf is identity for a connected session.
@@ -200,10 +209,12 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit strin
 		p.markers[info.ID] = marker
 	}
 	p.last, p.loaded = r, true
-	if baseCommit != "" {
-		p.inSync[info.ID] = baseCommit
-	} else {
+	if at, ok := p.inSync[info.ID]; !ok || at.commit != baseCommit || at.find == nil {
+		// (The apply recorded what it left in Studio first, with its instances.)
 		delete(p.inSync, info.ID)
+		if baseCommit != "" {
+			p.inSync[info.ID] = inStepAt{commit: baseCommit}
+		}
 	}
 	delete(p.seen, info.ID) // the sync changed the place; the next plan looks again
 	if err := atomicfile.Write(p.path, data, 0o600); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/atlas-rbx/atlas/apply"
@@ -137,8 +138,13 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	in.Writable = h.writable(ctx, &computed{disk: disk, studio: studio, base: b, session: s}, foldCase)
 	if b != nil && baseRev == "" {
 		// Against HEAD only: a base asked for is the base meant.
-		if synced := h.places.syncBase(s.Info()); synced != "" && synced != b.commit {
+		if at := h.places.syncBase(s.Info()); at.commit != "" && at.commit != b.commit {
+			synced := at.commit
 			in.SyncBases = func() []plan.SyncTree {
+				if at.find != nil {
+					// What Studio held then, instance by instance.
+					return []plan.SyncTree{{Commit: synced, Find: at.find, Exact: true}}
+				}
 				var trees []plan.SyncTree
 				for _, commit := range h.bases.since(b.commit, synced) {
 					sb, err := h.bases.loadSynced(commit)
@@ -147,7 +153,8 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 						continue
 					}
 					sb.hashes(disk.Index(), studio)
-					trees = append(trees, plan.SyncTree{Commit: commit, Root: sb.proj.Root, Index: sb.proj.Index()})
+					idx := sb.proj.Index()
+					trees = append(trees, plan.SyncTree{Commit: commit, Find: func(id string) *dom.Instance { return idx[id] }})
 				}
 				return trees
 			}
@@ -161,7 +168,9 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	}
 	p := plan.Compute(in)
 	if len(p.Changes) == 0 && b != nil && baseRev == "" {
-		h.places.inStep(s.Info().ID, b.commit)
+		// Studio holds what disk holds: this tree (trees are never changed in place).
+		idx := disk.Index()
+		h.places.inStep(s.Info().ID, b.commit, func(id string) *dom.Instance { return idx[id] })
 	}
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
@@ -301,6 +310,8 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	}
 	var res *apply.Result
 	var recomputed *plan.Plan
+	var recomputedStudio *dom.Instance
+	var stepped func(id string) *dom.Instance // what the apply left in Studio
 	// The wait for the Studio lock and the fresh plan take at most the Studio
 	// timeout; the patch, once sent, has its own (apply.Txn).
 	lctx, cancel := h.studioDeadline(ctx)
@@ -332,7 +343,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				if err != nil {
 					return nil, err
 				}
-				recomputed = c.plan
+				recomputed, recomputedStudio = c.plan, c.studio
 				// The journal holds the texts the apply overwrites, and a push
 				// or pull writes the other side's: the ones let go are read
 				// back, for the changes the apply carries out.
@@ -353,10 +364,16 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		if err == nil && res.StudioOps > 0 && recomputed != nil {
 			snaps.c.pushed = pushedSources(recomputed, res.Applied)
 		}
+		if err == nil && recomputed != nil && recomputedStudio != nil {
+			stepped = afterApply(recomputed, recomputedStudio, res.Applied)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Applied) > 0 && stepped != nil {
+		h.places.inStep(s.Info().ID, recomputed.BaseCommit, stepped)
 	}
 	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
 		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
@@ -378,6 +395,43 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		go debug.FreeOSMemory()
 	}
 	return d, nil
+}
+
+// afterApply returns what Studio holds after an apply, instance by instance: the
+// Studio tree the apply's plan read, with the pushed changes' disk sides in place of
+// theirs (absent for a pushed deletion). A pull changed disk, not Studio; a skipped
+// change left Studio as it was.
+func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) func(id string) *dom.Instance {
+	// Indexed when a plan first needs it (seldom), not on the apply's time.
+	before := sync.OnceValue(studio.Index)
+	over := map[string]*dom.Instance{}
+	for _, a := range applied {
+		if a.Direction != plan.Push {
+			continue
+		}
+		ch := p.Find(a.ID)
+		if ch == nil {
+			continue
+		}
+		if ch.PatchType == plan.Edit && ch.Disk.ClassName == ch.Studio.ClassName {
+			over[ch.ID] = ch.Disk // its fields; its children are changes of their own
+			continue
+		}
+		// An addition, a deletion, or a class change (Studio replaced the whole
+		// subtree): Studio's subtree is gone, disk's is there.
+		if ch.Studio != nil {
+			ch.Studio.Walk(func(x *dom.Instance) bool { over[x.ID] = nil; return true })
+		}
+		if ch.Disk != nil {
+			ch.Disk.Walk(func(x *dom.Instance) bool { over[x.ID] = x; return true })
+		}
+	}
+	return func(id string) *dom.Instance {
+		if x, ok := over[id]; ok {
+			return x
+		}
+		return before()[id]
+	}
 }
 
 // bigApply is the number of Studio ops and files from which an apply's garbage is

@@ -75,8 +75,9 @@ func Compute(in Input) *Plan {
 // Studio holds one of those versions and disk does not, the difference is disk's,
 // which moved since with the base (a commit made before syncing, a checkout, a
 // reset): the change is pushed. Where, against the last commit Studio was in step
-// with, both sides moved, it is unresolved: a pull would write Studio's version
-// over disk work committed since. It never turns a change toward Studio's side.
+// with (when Studio held exactly its tree), both sides moved, it is unresolved: a
+// pull would write Studio's version over disk work committed since. It never
+// turns a change toward Studio's side.
 func (c *computer) rebase(p *Plan) {
 	if c.in.SyncBases == nil || c.in.Base == nil {
 		return
@@ -98,7 +99,7 @@ func (c *computer) rebase(p *Plan) {
 		var last *Change
 		for _, t := range trees {
 			r := &result{}
-			sb := t.Index[ch.ID]
+			sb := t.Find(ch.ID)
 			switch ch.PatchType {
 			case Edit:
 				c.edit(ch.Disk, ch.Studio, sb, r)
@@ -122,7 +123,8 @@ func (c *computer) rebase(p *Plan) {
 			p.Changes[i] = last
 			pushed++
 			from = trees[len(trees)-1].Commit
-		case last.Direction == "" && ch.Direction == Pull && (last.Reason == BothChanged || last.Reason == DeleteEditConflict):
+		case last.Direction == "" && ch.Direction == Pull && trees[len(trees)-1].Exact &&
+			(last.Reason == BothChanged || last.Reason == DeleteEditConflict):
 			p.Changes[i] = last
 			held++
 			from = trees[len(trees)-1].Commit
@@ -351,11 +353,20 @@ func (c *computer) children(d, s *dom.Instance, prev lookup, into *result) {
 			continue
 		}
 		b := c.base[sc.ID]
-		if b == nil && d.IgnoreUnknown {
+		if b == nil && (d.IgnoreUnknown || engineOwned(d, sc)) {
 			continue
 		}
 		c.visit(nil, sc, b, prev, into)
 	}
+}
+
+// engineOwned reports whether s, a Studio child of d that the project does not
+// declare, is one Studio makes in every place itself: the Workspace's Terrain and
+// Camera. A project that does not declare them leaves them alone (Studio cannot
+// delete or create the Terrain, and the Camera moves with the view), even where
+// it does not ignore unknown instances.
+func engineOwned(d, s *dom.Instance) bool {
+	return d.ClassName == "Workspace" && (s.ClassName == "Terrain" || s.ClassName == "Camera")
 }
 
 func (c *computer) newChange(x, d, s, b *dom.Instance, patch PatchType) *Change {

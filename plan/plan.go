@@ -60,12 +60,16 @@ type Input struct {
 	Writable func(pulls []*Change) map[string]Refusal
 }
 
-// SyncTree is the project at a commit Studio may still hold a version of
-// (Input.SyncBases).
+// SyncTree is a tree Studio may still hold a version of (Input.SyncBases): the
+// project at a commit since the last sync, or what Studio held at the last sync
+// itself. Exact says Studio held this very tree (a plan found Studio and disk
+// equal, or an apply left Studio so): only then does a change made on both sides
+// since count as such.
 type SyncTree struct {
 	Commit string
-	Root   *dom.Instance
-	Index  map[string]*dom.Instance
+	// Find returns the tree's instance of an id, nil where it has none.
+	Find  func(id string) *dom.Instance
+	Exact bool
 }
 
 // Refusal is why a pull cannot be written to the project's files: a stable
