@@ -220,6 +220,11 @@ func (e *extractor) node(inst *dom.Instance, dir string) (format.Object, error) 
 		if c == camera {
 			continue
 		}
+		if inst.ClassName == "Workspace" && c.ClassName == "Terrain" && len(c.Children) == 0 && len(propsFor(project.WritableProps(c))) == 0 {
+			// Studio makes the Workspace's Terrain in every place: an empty one is
+			// no content (and plans leave an undeclared one alone).
+			continue
+		}
 		if (reflection.IsService(c.ClassName) || containerClasses[c.ClassName]) && names[c.Name] == 1 && !strings.HasPrefix(c.Name, "$") {
 			nodes = append(nodes, c)
 		} else {
@@ -243,10 +248,7 @@ func (e *extractor) node(inst *dom.Instance, dir string) (format.Object, error) 
 	}
 	if camera != nil {
 		// Studio makes the current camera itself, so Rojo's syncback leaves it
-		// out; a bare node keeps the place's camera matched and its children
-		// Studio's business.
-		n = append(n, kv(camera.Name, format.Object{kv("$className", "Camera"), kv("$ignoreUnknownInstances", true)}))
-		e.res.Instances++
+		// out, and plans leave an undeclared one alone.
 		e.camera = camera
 	}
 	for _, c := range nodes {
@@ -268,20 +270,26 @@ func (e *extractor) node(inst *dom.Instance, dir string) (format.Object, error) 
 }
 
 // currentCamera is the Workspace's CurrentCamera when it is a uniquely named child
-// of inst (a Workspace).
+// of inst (a Workspace); without a CurrentCamera to go by, its Camera named Camera.
 func currentCamera(inst *dom.Instance) *dom.Instance {
 	if inst.ClassName != "Workspace" {
 		return nil
 	}
-	ref, ok := inst.Properties.Get("CurrentCamera").(dom.Ref)
-	if !ok {
-		return nil
-	}
 	var cam *dom.Instance
 	n := 0
-	for _, c := range inst.Children {
-		if c.ID == string(ref) && c.ClassName == "Camera" {
-			cam = c
+	if ref, ok := inst.Properties.Get("CurrentCamera").(dom.Ref); ok {
+		for _, c := range inst.Children {
+			if c.ID == string(ref) && c.ClassName == "Camera" {
+				cam = c
+			}
+		}
+	} else {
+		// A live Studio's snapshot names no references: its camera is the one
+		// Studio makes, a Camera called Camera.
+		for _, c := range inst.Children {
+			if c.Name == "Camera" && c.ClassName == "Camera" {
+				cam = c
+			}
 		}
 	}
 	if cam == nil {
