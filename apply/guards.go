@@ -46,9 +46,13 @@ func unresolvedError(p *plan.Plan, ids []string) error {
 	e := errcode.New(errcode.Unresolved, "%d change(s) have no direction; choose push, pull or skip for each", len(ids)).
 		Reason(reason, next...).With("ids", ids)
 	if p.Guards != nil && len(p.Guards.Unwritable) > 0 {
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
 		var held []plan.Unwritable
 		for _, u := range p.Guards.Unwritable {
-			if slices.Contains(ids, u.ID) {
+			if want[u.ID] {
 				held = append(held, u)
 			}
 		}

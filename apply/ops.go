@@ -148,3 +148,10 @@ func sourceLoaded(i *dom.Instance) error {
 	}
 	return nil
 }
+
+// Gist is what a caller needs of r when the whole does not fit where it goes (a
+// client's message size): the transaction and how much it carried out.
+func (r *Result) Gist() map[string]any {
+	return map[string]any{"txId": r.TxID, "planHash": r.PlanHash, "applied": len(r.Applied),
+		"skipped": len(r.Skipped), "studioOps": r.StudioOps, "files": len(r.Files)}
+}

@@ -329,33 +329,3 @@ func (r *Repo) HeadRef() (string, error) {
 	}
 	return ref.Target().String(), nil
 }
-
-// Between returns the commits on commit's first-parent line after since, newest
-// first: commit's first parent, its first parent, and so on up to since itself,
-// at most max of them. It returns nil when since is not on that line within max
-// commits (another branch, or too far back).
-func (r *Repo) Between(commit, since string, max int) ([]string, error) {
-	var out []string
-	err := r.do(func() error {
-		h := plumbing.NewHash(commit)
-		target := plumbing.NewHash(since)
-		for len(out) < max {
-			c, err := r.repo.CommitObject(h)
-			if err != nil {
-				return err
-			}
-			if len(c.ParentHashes) == 0 {
-				out = nil
-				return nil
-			}
-			h = c.ParentHashes[0]
-			out = append(out, h.String())
-			if h == target {
-				return nil
-			}
-		}
-		out = nil
-		return nil
-	})
-	return out, err
-}

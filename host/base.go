@@ -23,22 +23,13 @@ import (
 type baseLoader struct {
 	loc *project.Location
 	// build, when set, builds the project at a commit from the commit's fs
-	// (gitblob's CommitFS); else the project is loaded from the commit. older,
-	// when set, does for the trees of loadSynced (project.Cache.Tree).
-	build, older func(fsys fs.FS, commit string) (*project.Project, error)
+	// (gitblob's CommitFS); else the project is loaded from the commit.
+	build func(fsys fs.FS, commit string) (*project.Project, error)
 
 	mu     sync.Mutex
 	repo   *gitblob.Repo
 	latest *base
-	// synced are the projects at commits Studio may still hold a version of,
-	// when a plan needed them (loadSynced); kept apart from latest, at most
-	// maxSynced of them.
-	synced map[string]*base
 }
-
-// maxSynced bounds the trees loadSynced keeps, and the commits a plan decides
-// Studio's changes against when HEAD moved (plan.Input.SyncBases).
-const maxSynced = 4
 
 // base is the project at a base commit. The project's tree is shared by every plan
 // against that commit; only hashes writes into it, once. It may be a disk tree (the
@@ -109,52 +100,6 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		l.mu.Unlock()
 	}
 	return b, err
-}
-
-// loadSynced builds the project at commit, the base commit of the project's last
-// sync, keeping it apart from the latest base (a plan against HEAD goes on using
-// that one). nil when the commit is gone or holds no project.
-func (l *baseLoader) loadSynced(commit string) (*base, error) {
-	l.mu.Lock()
-	if b := l.synced[commit]; b != nil {
-		l.mu.Unlock()
-		return b, nil
-	}
-	l.mu.Unlock()
-	repo, err := l.repository()
-	if repo == nil || err != nil {
-		return nil, err
-	}
-	if _, err := repo.Resolve(commit); err != nil {
-		return nil, nil // not in the repository (any longer)
-	}
-	b, err := l.loadCommit(repo, commit, commit, l.older)
-	if b != nil {
-		l.mu.Lock()
-		if len(l.synced) >= maxSynced {
-			clear(l.synced) // a plan needs a few; the next ones are other commits
-		}
-		if l.synced == nil {
-			l.synced = map[string]*base{}
-		}
-		l.synced[commit] = b
-		l.mu.Unlock()
-	}
-	return b, err
-}
-
-// since returns the commits on commit's first-parent line after since, newest
-// first, down to since itself (plan.Input.SyncBases); just since when the line
-// does not reach it within maxSynced commits.
-func (l *baseLoader) since(commit, since string) []string {
-	repo, err := l.repository()
-	if repo == nil || err != nil {
-		return []string{since}
-	}
-	if line, err := repo.Between(commit, since, maxSynced); err == nil && line != nil {
-		return line
-	}
-	return []string{since}
 }
 
 // loadCommit builds the project at commit; nil when the commit holds no project.

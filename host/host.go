@@ -133,7 +133,7 @@ func New(opts Options) (*Host, error) {
 		ReadLimit: opts.FrameLimit})
 	h.places, h.fold.fixed = newPlaces(h.dir), opts.FoldsCase
 	h.disk = newDiskCache(h.loc, h.dir, opts.Logger)
-	h.bases.build, h.bases.older = h.disk.base, h.disk.tree
+	h.bases.build = h.disk.base
 	return h, nil
 }
 

@@ -24,9 +24,6 @@ type PlaceRecord struct {
 	// absent when it could not be marked (a plugin without markPlace).
 	Marker   string    `json:"marker,omitempty"`
 	SyncedAt time.Time `json:"syncedAt"`
-	// BaseCommit is the base commit of the sync's plan; absent when none was (no
-	// repository), or when a recovery finished the sync.
-	BaseCommit string `json:"baseCommit,omitempty"`
 }
 
 // PlaceCheck says whether a connected Studio holds the place of the project's last
@@ -63,9 +60,9 @@ type places struct {
 	inSync map[string]inStepAt
 }
 
-// inStepAt is what Studio was last known to hold: in step with the project at
-// commit (the base then), and, when find is set, its very instances (the tree a
-// plan found equal on both sides, or what an apply left in Studio).
+// inStepAt is what Studio was last known to hold in step with disk: its instances
+// by id (the tree a plan found equal on both sides, or what an apply left in
+// Studio), and the base commit then.
 type inStepAt struct {
 	commit string
 	find   func(id string) *dom.Instance
@@ -126,27 +123,24 @@ func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
 
 // inStep records what the session's Studio held when a plan or an apply against
 // commit left it known: find gives its instances by id.
-func (p *places) inStep(session, commit string, find func(id string) *dom.Instance) {
+func (p *places) inStep(session, commit string, find func(id string) *dom.Instance, live map[string]bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for id := range p.inSync {
+		if !live[id] {
+			delete(p.inSync, id) // a session gone: its trees are let go
+		}
+	}
 	p.inSync[session] = inStepAt{commit, find}
 }
 
-// syncBase returns a commit the session's Studio was last in step with: the base of
-// the latest plan that found nothing to sync or apply in this session, else of the
-// last sync when the session holds its place; "" when none is known.
+// syncBase returns what the session's Studio was last known to hold in step with
+// disk (the latest plan that found nothing to sync, or the latest apply), and the
+// base commit then; none (find nil) when this session has not been in step yet.
 func (p *places) syncBase(info bridge.SessionInfo) inStepAt {
-	marker := p.markerOf(info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if at, ok := p.inSync[info.ID]; ok {
-		return at
-	}
-	last := p.lastLocked()
-	if last == nil || identity(last, info.PlaceID, marker) != plan.PlaceSame {
-		return inStepAt{}
-	}
-	return inStepAt{commit: last.BaseCommit}
+	return p.inSync[info.ID]
 }
 
 // identityOf is identity for a connected session.
@@ -183,7 +177,7 @@ func (p *places) check(info bridge.SessionInfo) *PlaceCheck {
 // synced remembers s's place as the project's last successful sync, first marking
 // the place when it has no marker yet. A place that cannot be marked is remembered
 // by its id alone.
-func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit string, log func(msg string, args ...any)) {
+func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg string, args ...any)) {
 	info := s.Info()
 	if info.ReadOnly {
 		return // a playtest's copy of the place, gone when the playtest ends
@@ -201,7 +195,7 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit strin
 			marker = res.Marker
 		}
 	}
-	r := &PlaceRecord{PlaceID: info.PlaceID, PlaceName: info.PlaceName, Marker: marker, SyncedAt: time.Now().UTC().Round(time.Second), BaseCommit: baseCommit}
+	r := &PlaceRecord{PlaceID: info.PlaceID, PlaceName: info.PlaceName, Marker: marker, SyncedAt: time.Now().UTC().Round(time.Second)}
 	data, _ := json.MarshalIndent(r, "", "  ")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,13 +203,7 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, baseCommit strin
 		p.markers[info.ID] = marker
 	}
 	p.last, p.loaded = r, true
-	if at, ok := p.inSync[info.ID]; !ok || at.commit != baseCommit || at.find == nil {
-		// (The apply recorded what it left in Studio first, with its instances.)
-		delete(p.inSync, info.ID)
-		if baseCommit != "" {
-			p.inSync[info.ID] = inStepAt{commit: baseCommit}
-		}
-	}
+
 	delete(p.seen, info.ID) // the sync changed the place; the next plan looks again
 	if err := atomicfile.Write(p.path, data, 0o600); err != nil {
 		log("could not remember the synced place", "err", err)

@@ -174,7 +174,7 @@ func (h *Host) recoverLocked() []apply.Pending {
 // It needs that place's one edit session to be connected (to mark the place).
 func (h *Host) syncedByRecovery(ctx context.Context, place apply.Place) {
 	if s := h.placeSession(place, ""); s != nil {
-		h.places.synced(ctx, s, "", h.log.Warn)
+		h.places.synced(ctx, s, h.log.Warn)
 	}
 }
 

@@ -138,25 +138,10 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	in.Writable = h.writable(ctx, &computed{disk: disk, studio: studio, base: b, session: s}, foldCase)
 	if b != nil && baseRev == "" {
 		// Against HEAD only: a base asked for is the base meant.
-		if at := h.places.syncBase(s.Info()); at.commit != "" && at.commit != b.commit {
-			synced := at.commit
+		if at := h.places.syncBase(s.Info()); at.find != nil && at.commit != b.commit {
+			// What Studio held then, instance by instance.
 			in.SyncBases = func() []plan.SyncTree {
-				if at.find != nil {
-					// What Studio held then, instance by instance.
-					return []plan.SyncTree{{Commit: synced, Find: at.find, Exact: true}}
-				}
-				var trees []plan.SyncTree
-				for _, commit := range h.bases.since(b.commit, synced) {
-					sb, err := h.bases.loadSynced(commit)
-					if err != nil || sb == nil {
-						h.log.Debug("a commit Studio may hold is not at hand", "commit", commit, "err", err)
-						continue
-					}
-					sb.hashes(disk.Index(), studio)
-					idx := sb.proj.Index()
-					trees = append(trees, plan.SyncTree{Commit: commit, Find: func(id string) *dom.Instance { return idx[id] }})
-				}
-				return trees
+				return []plan.SyncTree{{Commit: at.commit, Find: at.find, Exact: true}}
 			}
 		}
 	}
@@ -170,7 +155,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if len(p.Changes) == 0 && b != nil && baseRev == "" {
 		// Studio holds what disk holds: this tree (trees are never changed in place).
 		idx := disk.Index()
-		h.places.inStep(s.Info().ID, b.commit, func(id string) *dom.Instance { return idx[id] })
+		h.places.inStep(s.Info().ID, b.commit, func(id string) *dom.Instance { return idx[id] }, liveSessions(h))
 	}
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
@@ -311,7 +296,6 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	var res *apply.Result
 	var recomputed *plan.Plan
 	var recomputedStudio *dom.Instance
-	var stepped func(id string) *dom.Instance // what the apply left in Studio
 	// The wait for the Studio lock and the fresh plan take at most the Studio
 	// timeout; the patch, once sent, has its own (apply.Txn).
 	lctx, cancel := h.studioDeadline(ctx)
@@ -364,27 +348,21 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		if err == nil && res.StudioOps > 0 && recomputed != nil {
 			snaps.c.pushed = pushedSources(recomputed, res.Applied)
 		}
-		if err == nil && recomputed != nil && recomputedStudio != nil {
-			stepped = afterApply(recomputed, recomputedStudio, res.Applied)
+		if err == nil && recomputed != nil && recomputedStudio != nil && len(res.Applied) > 0 {
+			// Recorded under the Studio lock: the next plan decides against it.
+			h.places.inStep(s.Info().ID, recomputed.BaseCommit, afterApply(recomputed, recomputedStudio, res.Applied), liveSessions(h))
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Applied) > 0 && stepped != nil {
-		h.places.inStep(s.Info().ID, recomputed.BaseCommit, stepped)
-	}
 	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
 		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
 	if len(res.Applied) > 0 {
 		// Both sides now hold the project: this is the place to compare the next
 		// Studio with.
-		commit := ""
-		if recomputed != nil {
-			commit = recomputed.BaseCommit
-		}
-		h.places.synced(ctx, s, commit, h.log.Warn)
+		h.places.synced(ctx, s, h.log.Warn)
 	}
 	d := &ApplyData{Result: *res, Session: sessionData(s)}
 	d.Session.PlaceCheck = h.places.check(s.Info())
@@ -397,14 +375,48 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	return d, nil
 }
 
-// afterApply returns what Studio holds after an apply, instance by instance: the
-// Studio tree the apply's plan read, with the pushed changes' disk sides in place of
-// theirs (absent for a pushed deletion). A pull changed disk, not Studio; a skipped
-// change left Studio as it was.
+// liveSessions are the ids of the Studio sessions connected now.
+func liveSessions(h *Host) map[string]bool {
+	live := map[string]bool{}
+	for _, info := range h.bridge.Sessions() {
+		live[info.ID] = true
+	}
+	return live
+}
+
+// afterApply returns what Studio holds in step with disk after an apply, instance
+// by instance: the Studio tree the apply's plan read, with the pushed changes' disk
+// sides in place of theirs (absent for a pushed deletion). A pull changed disk, not
+// Studio. A change the apply did not carry out is not in step: its base stands for
+// it (absent where the base has none).
 func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) func(id string) *dom.Instance {
 	// Indexed when a plan first needs it (seldom), not on the apply's time.
 	before := sync.OnceValue(studio.Index)
 	over := map[string]*dom.Instance{}
+	done := make(map[string]plan.Direction, len(applied))
+	for _, a := range applied {
+		done[a.ID] = a.Direction
+	}
+	for _, ch := range p.Changes {
+		if _, ok := done[ch.ID]; ok {
+			continue
+		}
+		// Not synced (skipped, or left without a direction): what Studio holds
+		// there is its own, never in step; the base stands for it, as the table
+		// has it.
+		for _, side := range []*dom.Instance{ch.Studio, ch.Disk} {
+			if side != nil && (ch.PatchType != plan.Edit || side == ch.Studio) {
+				side.Walk(func(x *dom.Instance) bool { over[x.ID] = nil; return ch.PatchType != plan.Edit })
+			}
+		}
+		if ch.Base != nil {
+			if ch.PatchType == plan.Edit {
+				over[ch.ID] = ch.Base
+			} else {
+				ch.Base.Walk(func(x *dom.Instance) bool { over[x.ID] = x; return true })
+			}
+		}
+	}
 	for _, a := range applied {
 		if a.Direction != plan.Push {
 			continue

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // TestBaseMovedSinceTheSync, through the real plugin in the emulator: the three-way
@@ -174,4 +176,36 @@ func TestDriftBlocksAStagedProjectFile(t *testing.T) {
 	if len(d.Blocking) != 0 {
 		t.Errorf("drift with another file staged: blocking %v, want none", d.Blocking)
 	}
+}
+
+// TestBaseMovedAfterSkippedChanges, through the real plugin in the emulator: what an
+// apply did not carry out (a Studio edit, a script added in Studio, both skipped) is
+// not what Studio held in step with disk: once HEAD moves, they stay Studio's work
+// (pulls), never pushed over or deleted.
+func TestBaseMovedAfterSkippedChanges(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustPlan(t, h, nil)
+	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio work')\n"
+		local s = Instance.new("ModuleScript") s.Name = "Work" s.Source = "return 'studio only'\n" s.Parent = game.ReplicatedStorage.Shared`)
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a2'\n")
+	d := mustPlan(t, h, map[string]string{
+		"ReplicatedStorage/Shared/A":    "disk_changed/push",
+		"ServerScriptService/Main":      "studio_changed/pull",
+		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
+	})
+	var skip []apply.Override
+	for _, c := range d.Changes {
+		if c.Direction == plan.Pull {
+			skip = append(skip, apply.Override{ID: c.ID, Direction: plan.Skip})
+		}
+	}
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: skip}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "a2")
+	mustPlan(t, h, map[string]string{
+		"ServerScriptService/Main":      "studio_changed/pull",
+		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
+	})
 }

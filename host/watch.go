@@ -335,16 +335,6 @@ func (c *diskCache) base(fsys fs.FS, commit string) (*project.Project, error) {
 	return p, err
 }
 
-// tree builds the project at an older commit than the base, as base does but
-// without the state dir's copy (which stays the base's) and without counting it
-// among the base trees.
-func (c *diskCache) tree(fsys fs.FS, commit string) (*project.Project, error) {
-	c.loadMu.Lock()
-	defer c.loadMu.Unlock()
-	p, _, err := c.cache.Tree(fsys, commit)
-	return p, err
-}
-
 // saveBase keeps the last base tree built from a commit in the state dir, for the
 // next host. Its caller holds the Studio lock: plans give base trees their Source
 // hashes under it, and the tree is encoded here.

@@ -126,9 +126,14 @@ func replyAs[T any](command string, r result[T], schema *jsonschema.Schema) *mcp
 	}
 	if len(env) > MaxResultBytes {
 		// Clients drop a message over their buffer (the TypeScript SDK's is 10 MiB)
-		// and with it the connection: refuse instead, saying how big it was.
+		// and with it the connection: refuse instead, saying how big it was. A
+		// call that did its work (an apply) says so, with the gist of its result.
 		err := errcode.New(errcode.PayloadTooLarge, "the result is %d bytes; the limit is %d (MCP clients drop larger messages, and the connection with them)", len(env), MaxResultBytes).
 			Reason(errcode.ReasonPayloadTooLarge, errcode.NextSendLess)
+		if g, ok := any(r.data).(interface{ Gist() map[string]any }); ok && r.err == nil && r.data != nil {
+			err = errcode.New(errcode.PayloadTooLarge, "the call succeeded, but its result is %d bytes, over the %d a message may have (MCP clients drop larger messages, and the connection with them): details.result has its gist", len(env), MaxResultBytes).
+				Reason(errcode.ReasonPayloadTooLarge, errcode.NextShowStatus).With("result", g.Gist())
+		}
 		e = envelope.Typed[T](command, nil, r.warnings, err)
 		addHints(e.Errors)
 		env = e.Marshal()

@@ -362,11 +362,11 @@ func (c *computer) children(d, s *dom.Instance, prev lookup, into *result) {
 
 // engineOwned reports whether s, a Studio child of d that the project does not
 // declare, is one Studio makes in every place itself: the Workspace's Terrain and
-// Camera. A project that does not declare them leaves them alone (Studio cannot
+// Camera, by those names (a camera a person made has its own). A project that does not declare them leaves them alone (Studio cannot
 // delete or create the Terrain, and the Camera moves with the view), even where
 // it does not ignore unknown instances.
 func engineOwned(d, s *dom.Instance) bool {
-	return d.ClassName == "Workspace" && (s.ClassName == "Terrain" || s.ClassName == "Camera")
+	return d.ClassName == "Workspace" && s.Name == s.ClassName && (s.ClassName == "Terrain" || s.ClassName == "Camera")
 }
 
 func (c *computer) newChange(x, d, s, b *dom.Instance, patch PatchType) *Change {

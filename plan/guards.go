@@ -246,15 +246,21 @@ func (c *computer) guardMergeConflict(p *Plan, g *Guards) {
 	if len(c.in.Unmerged) == 0 {
 		return
 	}
-	conflicted := func(fsPath string) bool {
-		if fsPath == "" {
-			return false
+	conflicted := func(ch *Change) bool {
+		if fsPath := ch.FsPath; fsPath != "" {
+			if c.in.Unmerged[fsPath] {
+				return true
+			}
+			for f := range c.in.Unmerged {
+				if strings.HasPrefix(f, fsPath+"/") {
+					return true
+				}
+			}
 		}
-		if c.in.Unmerged[fsPath] {
-			return true
-		}
-		for f := range c.in.Unmerged {
-			if strings.HasPrefix(f, fsPath+"/") {
+		// The project file that declares it, the meta file that sets its
+		// properties, on disk or at the base.
+		for _, x := range []*dom.Instance{ch.Disk, ch.Base} {
+			if x != nil && (c.in.Unmerged[x.ProjectFile()] || c.in.Unmerged[x.MetaPath()]) {
 				return true
 			}
 		}
@@ -262,7 +268,7 @@ func (c *computer) guardMergeConflict(p *Plan, g *Guards) {
 	}
 	var files []string
 	for _, ch := range p.Changes {
-		if !conflicted(ch.FsPath) {
+		if !conflicted(ch) {
 			continue
 		}
 		hold(ch, MergeConflict)

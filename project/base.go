@@ -73,13 +73,6 @@ func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource
 	return p, from, err
 }
 
-// Tree builds the project at commit from the commit's fs as Base does, without
-// the state dir's file: for a tree besides the base (an older commit), which
-// leaves the base to keep as it is.
-func (c *Cache) Tree(fsys fs.FS, commit string) (*Project, BaseSource, error) {
-	return c.tree(fsys, commit, "")
-}
-
 func (c *Cache) tree(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
 	edited, same := c.diffFrom(fsys)
 	if same && len(edited) == 0 {

@@ -271,9 +271,13 @@ func Unresolved(p *host.PlanData, overrides []apply.Override) []string {
 // unwritableOf returns the plan's pulls held back as unwritable among ids.
 func unwritableOf(p *host.PlanData, ids []string) []plan.Unwritable {
 	var out []plan.Unwritable
-	if p.Guards != nil {
+	if p.Guards != nil && len(p.Guards.Unwritable) > 0 {
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
 		for _, u := range p.Guards.Unwritable {
-			if slices.Contains(ids, u.ID) {
+			if want[u.ID] {
 				out = append(out, u)
 			}
 		}
@@ -290,22 +294,18 @@ func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []
 	if dir == "" {
 		return out
 	}
-	for _, id := range Unresolved(p, overrides) {
-		if c := changeOf(p, id); c != nil && c.Reason == plan.MergeConflict {
-			continue
+	conflicted := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Reason == plan.MergeConflict {
+			conflicted[c.ID] = true
 		}
-		out = append(out, apply.Override{ID: id, Direction: dir})
+	}
+	for _, id := range Unresolved(p, overrides) {
+		if !conflicted[id] {
+			out = append(out, apply.Override{ID: id, Direction: dir})
+		}
 	}
 	return out
-}
-
-func changeOf(p *host.PlanData, id string) *plan.Change {
-	for _, c := range p.Changes {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
 }
 
 func hasPreconditions(overrides []apply.Override) bool {
@@ -417,4 +417,14 @@ func Studio(eng interface {
 		return eng.Review(ctx, host.ReviewRequest{SessionID: sessionID, PlanHash: q.Plan.PlanHash,
 			Changes: AsUnresolved(q.Plan.Changes, q.Unresolved), Mode: string(q.Mode)})
 	}
+}
+
+// Gist is what a caller needs of r when the whole does not fit where it goes: the
+// status, and the gist of what was applied.
+func (r *Result) Gist() map[string]any {
+	g := map[string]any{"status": r.Status, "mode": r.Mode, "unresolved": len(r.Unresolved)}
+	if r.Applied != nil {
+		g["applied"] = r.Applied.Gist()
+	}
+	return g
 }
