@@ -1,6 +1,7 @@
 package gitblob
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,4 +200,66 @@ func TestIndexUnborn(t *testing.T) {
 			t.Errorf("StagedChanges differs from git diff --cached (-git +got):\n%s", diff)
 		}
 	})
+}
+
+// Unmerged reads the index's conflicted paths by scanning its entries' flags: the
+// same paths go-git's whole decoding gives, in index versions 2, 3 (an entry with
+// extended flags, from "git add -N") and 4 (paths prefix-compressed), with a merge
+// stopped on conflicts.
+func TestUnmergedScan(t *testing.T) {
+	dir := newRepo(t)
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		write(fmt.Sprintf("src/deep/folder%02d/file%02d.luau", i%7, i), "return 0\n")
+	}
+	write("src/a.luau", "return 'base'\n")
+	write("src/zz/b.luau", "return 'base'\n")
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-qm", "base")
+	runGit(t, dir, "checkout", "-qb", "other")
+	write("src/a.luau", "return 'theirs'\n")
+	write("src/zz/b.luau", "return 'theirs'\n")
+	runGit(t, dir, "commit", "-qam", "theirs")
+	runGit(t, dir, "checkout", "-q", "main")
+	write("src/a.luau", "return 'ours'\n")
+	write("src/zz/b.luau", "return 'ours'\n")
+	runGit(t, dir, "commit", "-qam", "ours")
+	if _, err := gitOutput(dir, nil, "merge", "-q", "other"); err == nil {
+		t.Fatal("the merge did not stop on a conflict")
+	}
+	write("src/new.luau", "return 'intent'\n")
+	runGit(t, dir, "add", "-N", "src/new.luau")
+	want := []string{"src/a.luau", "src/zz/b.luau"}
+	for _, version := range []string{"2", "3", "4"} {
+		runGit(t, dir, "update-index", "--index-version", version)
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := scanUnmerged(data)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("index version %s: scanned %v (ok %v), want %v", version, got, ok, want)
+		}
+		r, err := Discover(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.Unmerged(); err != nil || !slices.Equal(got, want) {
+			t.Errorf("index version %s: Unmerged = %v, %v; want %v", version, got, err, want)
+		}
+	}
+	if _, ok := scanUnmerged([]byte("DIRC\x00\x00\x00\x09\x00\x00\x00\x01")); ok {
+		t.Error("an unknown index version was scanned")
+	}
 }
