@@ -54,9 +54,8 @@ type places struct {
 	last    *PlaceRecord
 	markers map[string]string          // by session id, learned after the hello
 	seen    map[string]plan.PlaceState // by session id, from its latest plan
-	// inSync is, by session id, the base commit of the latest plan that found
-	// Studio and disk equal, or of the latest apply: a commit Studio was in step
-	// with (syncBase).
+	// inSync is, by session id, what Studio was last known to hold in step with
+	// disk (syncBase); sessions gone are let go.
 	inSync map[string]inStepAt
 }
 
@@ -203,7 +202,6 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg str
 		p.markers[info.ID] = marker
 	}
 	p.last, p.loaded = r, true
-
 	delete(p.seen, info.ID) // the sync changed the place; the next plan looks again
 	if err := atomicfile.Write(p.path, data, 0o600); err != nil {
 		log("could not remember the synced place", "err", err)

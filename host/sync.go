@@ -393,28 +393,28 @@ func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) fun
 	// Indexed when a plan first needs it (seldom), not on the apply's time.
 	before := sync.OnceValue(studio.Index)
 	over := map[string]*dom.Instance{}
-	done := make(map[string]plan.Direction, len(applied))
+	done := make(map[string]bool, len(applied))
 	for _, a := range applied {
-		done[a.ID] = a.Direction
+		done[a.ID] = true
 	}
 	for _, ch := range p.Changes {
-		if _, ok := done[ch.ID]; ok {
+		if done[ch.ID] {
 			continue
 		}
 		// Not synced (skipped, or left without a direction): what Studio holds
 		// there is its own, never in step; the base stands for it, as the table
-		// has it.
+		// has it (nil, absent, where the base has none).
+		if ch.PatchType == plan.Edit {
+			over[ch.ID] = ch.Base
+			continue
+		}
 		for _, side := range []*dom.Instance{ch.Studio, ch.Disk} {
-			if side != nil && (ch.PatchType != plan.Edit || side == ch.Studio) {
-				side.Walk(func(x *dom.Instance) bool { over[x.ID] = nil; return ch.PatchType != plan.Edit })
+			if side != nil {
+				side.Walk(func(x *dom.Instance) bool { over[x.ID] = nil; return true })
 			}
 		}
 		if ch.Base != nil {
-			if ch.PatchType == plan.Edit {
-				over[ch.ID] = ch.Base
-			} else {
-				ch.Base.Walk(func(x *dom.Instance) bool { over[x.ID] = x; return true })
-			}
+			ch.Base.Walk(func(x *dom.Instance) bool { over[x.ID] = x; return true })
 		}
 	}
 	for _, a := range applied {
