@@ -93,17 +93,6 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		return &b, nil
 	}
 	l.mu.Unlock()
-	b, err := l.loadCommit(repo, commit, ref, l.build)
-	if b != nil {
-		l.mu.Lock()
-		l.latest = b
-		l.mu.Unlock()
-	}
-	return b, err
-}
-
-// loadCommit builds the project at commit; nil when the commit holds no project.
-func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string, build func(fs.FS, string) (*project.Project, error)) (*base, error) {
 	fsys, err := repo.CommitFS(commit)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
@@ -112,8 +101,8 @@ func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string, build fu
 		return nil, nil // the project file is not committed yet
 	}
 	var p *project.Project
-	if build != nil {
-		p, err = build(fsys, commit)
+	if l.build != nil {
+		p, err = l.build(fsys, commit)
 	} else {
 		opts := l.loc.Options() // Root: a committed link's absolute target is judged as on disk
 		opts.HashOnly = true
@@ -123,7 +112,11 @@ func (l *baseLoader) loadCommit(repo *gitblob.Repo, commit, ref string, build fu
 		return nil, errcode.Wrap(errcode.ProjectInvalid, err, "load the project at base commit "+commit[:12]).
 			Reason(errcode.ReasonBaseInvalid, errcode.NextPassBase)
 	}
-	return &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}, nil
+	b := &base{commit: commit, ref: ref, fsys: fsys, proj: p, resolve: new(sync.Once)}
+	l.mu.Lock()
+	l.latest = b
+	l.mu.Unlock()
+	return b, nil
 }
 
 // stagedFiles lists the files being committed, relative to the project folder.

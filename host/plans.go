@@ -78,7 +78,7 @@ func (c *planCache) same(disk *project.Project, studio *dom.Instance, in plan.In
 
 // computed records the latest plan and its inputs.
 func (c *planCache) computed(disk *project.Project, studio *dom.Instance, in plan.Input, p *plan.Plan) {
-	in.Disk, in.Studio, in.Base, in.DiskIndex, in.BaseIndex, in.Writable, in.SyncBases = nil, nil, nil, nil, nil, nil, nil
+	in.Disk, in.Studio, in.Base, in.DiskIndex, in.BaseIndex, in.Writable, in.InStep = nil, nil, nil, nil, nil, nil, nil
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = &lastPlan{disk: disk, studio: studio, in: in, plan: p}

@@ -140,9 +140,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		// Against HEAD only: a base asked for is the base meant.
 		if at := h.places.syncBase(s.Info()); at.find != nil && at.commit != b.commit {
 			// What Studio held then, instance by instance.
-			in.SyncBases = func() []plan.SyncTree {
-				return []plan.SyncTree{{Commit: at.commit, Find: at.find, Exact: true}}
-			}
+			in.InStep = func() *plan.InStep { return &plan.InStep{Commit: at.commit, Find: at.find} }
 		}
 	}
 	if p := h.plans.same(disk, studio, in); p != nil {

@@ -150,7 +150,7 @@ func TestBaseMovedAfterAPullAndOnBothSides(t *testing.T) {
 		"ReplicatedStorage/Shared/B": "disk_changed/push",
 		"ReplicatedStorage/Shared/A": "both_changed/",
 	})
-	if !strings.Contains(warningsOf(d), "1 change(s) where Studio holds a version of the commits since are pushed, and 1 where both sides moved") {
+	if !strings.Contains(warningsOf(d), "1 change(s) where Studio still holds its version then are pushed, and 1 where both sides moved") {
 		t.Errorf("warnings = %q", d.Warnings)
 	}
 }

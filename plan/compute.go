@@ -70,68 +70,52 @@ func Compute(in Input) *Plan {
 	return p
 }
 
-// rebase decides again, against the trees of the commits Studio may still hold a
-// version of (Input.SyncBases), the changes the table gives to Studio. Where
-// Studio holds one of those versions and disk does not, the difference is disk's,
-// which moved since with the base (a commit made before syncing, a checkout, a
-// reset): the change is pushed. Where, against the last commit Studio was in step
-// with (when Studio held exactly its tree), both sides moved, it is unresolved: a
-// pull would write Studio's version over disk work committed since. It never
-// turns a change toward Studio's side.
+// rebase decides again, against what Studio was last known to hold in step with
+// disk (Input.InStep), the changes the table gives to Studio. Where Studio still
+// holds that version and disk does not, the difference is disk's, which moved since
+// with the base (a commit made before syncing, a checkout, a reset): the change is
+// pushed. Where both sides moved since, it is unresolved: a pull would write
+// Studio's version over disk work committed since. It never turns a change toward
+// Studio's side.
 func (c *computer) rebase(p *Plan) {
-	if c.in.SyncBases == nil || c.in.Base == nil {
+	if c.in.InStep == nil || c.in.Base == nil {
 		return
 	}
-	var trees []SyncTree
-	loaded := false
+	var then *InStep
 	pushed, held := 0, 0
-	var from string
 	for i, ch := range p.Changes {
 		if !ch.Reason.StudioMoved() {
 			continue
 		}
-		if !loaded {
-			loaded = true
-			if trees = c.in.SyncBases(); len(trees) == 0 {
+		if then == nil {
+			if then = c.in.InStep(); then == nil {
 				return
 			}
 		}
-		var last *Change
-		for _, t := range trees {
-			r := &result{}
-			sb := t.Find(ch.ID)
-			switch ch.PatchType {
-			case Edit:
-				c.edit(ch.Disk, ch.Studio, sb, r)
-			case Add:
-				c.presence(Add, ch.Disk, sb, r)
-			case Remove:
-				c.presence(Remove, ch.Studio, sb, r)
-			}
-			if len(r.changes) != 1 {
-				last = nil
-				continue
-			}
-			last = r.changes[0]
-			if last.Direction == Push {
-				break
-			}
+		r := &result{}
+		sb := then.Find(ch.ID)
+		switch ch.PatchType {
+		case Edit:
+			c.edit(ch.Disk, ch.Studio, sb, r)
+		case Add:
+			c.presence(Add, ch.Disk, sb, r)
+		case Remove:
+			c.presence(Remove, ch.Studio, sb, r)
 		}
-		switch {
-		case last == nil:
-		case last.Direction == Push:
-			p.Changes[i] = last
+		if len(r.changes) != 1 {
+			continue
+		}
+		switch again := r.changes[0]; {
+		case again.Direction == Push:
+			p.Changes[i] = again
 			pushed++
-			from = trees[len(trees)-1].Commit
-		case last.Direction == "" && ch.Direction == Pull && trees[len(trees)-1].Exact &&
-			(last.Reason == BothChanged || last.Reason == DeleteEditConflict):
-			p.Changes[i] = last
+		case again.Direction == "" && ch.Direction == Pull && (again.Reason == BothChanged || again.Reason == DeleteEditConflict):
+			p.Changes[i] = again
 			held++
-			from = trees[len(trees)-1].Commit
 		}
 	}
 	if pushed+held > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since Studio was last in step with the project (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio holds a version of the commits since are pushed, and %d where both sides moved since are left unresolved", shortCommit(from), shortCommit(c.in.BaseCommit), pushed, held))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since Studio was last in step with the project (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), shortCommit(c.in.BaseCommit), pushed, held))
 	}
 }
 

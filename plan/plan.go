@@ -34,18 +34,15 @@ type Input struct {
 	// Memo, when set, carries results from one Compute to the next, so that a
 	// plan after a small change compares only the changed subtrees (see Compute).
 	Memo *Memo
-	// SyncBases, when set, gives the project's trees at the commits Studio may
-	// still hold a version of, where HEAD moved since Studio was last in step
-	// with the project (a commit, a checkout, a reset): newest first, the commits
-	// on HEAD's first-parent line after the last one in step, down to that one,
-	// which comes last (alone when HEAD's line does not reach it). Compute asks
-	// for them only when the table gives a change to Studio (Reason.StudioMoved),
-	// and decides such a change again against them: where Studio holds one of
-	// those commits' versions and disk does not, what moved is disk (and the base
-	// with it), not Studio, and the change is pushed; where both moved since the
-	// last commit in step, it is unresolved. It never turns a change toward
-	// Studio's side.
-	SyncBases func() []SyncTree
+	// InStep, when set, is what Studio was last known to hold in step with disk
+	// (a plan that found nothing to sync, or what an apply left in Studio), where
+	// HEAD moved since (a commit, a checkout, a reset). Compute asks for it only
+	// when the table gives a change to Studio (Reason.StudioMoved), and decides
+	// such a change again against it: where Studio still holds that version and
+	// disk does not, what moved is disk (and the base with it), not Studio, and
+	// the change is pushed; where both moved since, it is unresolved. It never
+	// turns a change toward Studio's side.
+	InStep func() *InStep
 	// Unmerged are the project's files (FsPaths) the git index holds in conflict:
 	// a merge, rebase, cherry-pick or stash apply stopped on them, and they may
 	// hold conflict markers. A change of one is held back either way
@@ -60,16 +57,12 @@ type Input struct {
 	Writable func(pulls []*Change) map[string]Refusal
 }
 
-// SyncTree is a tree Studio may still hold a version of (Input.SyncBases): the
-// project at a commit since the last sync, or what Studio held at the last sync
-// itself. Exact says Studio held this very tree (a plan found Studio and disk
-// equal, or an apply left Studio so): only then does a change made on both sides
-// since count as such.
-type SyncTree struct {
+// InStep is what Studio was last known to hold in step with disk (Input.InStep).
+type InStep struct {
+	// Commit is the base commit then.
 	Commit string
-	// Find returns the tree's instance of an id, nil where it has none.
-	Find  func(id string) *dom.Instance
-	Exact bool
+	// Find returns the instance of an id then, nil where there was none.
+	Find func(id string) *dom.Instance
 }
 
 // Refusal is why a pull cannot be written to the project's files: a stable

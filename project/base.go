@@ -59,27 +59,14 @@ const (
 // their Source where a base tree has only hashes; callers must not change it.
 // Base reads the cache's records: do not run it while Load or Update runs.
 func (c *Cache) Base(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
-	p, from, err := c.tree(fsys, commit, cacheFile)
-	switch {
-	case err != nil:
-	case from == BaseFromDisk || from == BaseFromDiskScripts:
-		c.unsaved = nil // a restarted host finds it again, as cheaply as it reads it
-	case from == BaseFromCommit:
-		c.unsaved = nil
-		if cacheFile != "" {
-			c.unsaved = &savedBase{path: cacheFile, commit: commit, proj: p}
-		}
-	}
-	return p, from, err
-}
-
-func (c *Cache) tree(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource, error) {
 	edited, same := c.diffFrom(fsys)
 	if same && len(edited) == 0 {
+		c.unsaved = nil // a restarted host finds the disk tree the base again
 		return c.proj, BaseFromDisk, nil
 	}
 	if same {
 		if p := c.withScripts(edited); p != nil {
+			c.unsaved = nil // as cheap to make again as to read
 			return p, BaseFromDiskScripts, nil
 		}
 	}
@@ -97,6 +84,10 @@ func (c *Cache) tree(fsys fs.FS, commit, cacheFile string) (*Project, BaseSource
 	p, err := loadWith(fsys, c.file, opts, m)
 	if err != nil {
 		return nil, "", err
+	}
+	c.unsaved = nil
+	if cacheFile != "" {
+		c.unsaved = &savedBase{path: cacheFile, commit: commit, proj: p}
 	}
 	return p, BaseFromCommit, nil
 }
