@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -149,37 +148,90 @@ func plainJSON(data []byte) bool {
 // key as often as it appears. Applied to the output of ParseJSONC, which has merged
 // duplicates, it gives each key once, in the order the file first wrote it.
 func ObjectKeys(raw json.RawMessage) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("read object: %w", err)
+	if !json.Valid(raw) {
+		// the decoder's own words for what is wrong
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("read object: %w", err)
+		}
+		return nil, errors.New("read object: not valid JSON")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	// Valid JSON from here: a scan of the top level, which a model file's every
+	// instance goes through (a decoder's tokens cost many times more).
+	i := skipJSONSpace(raw, 0)
+	if raw[i] != '{' {
 		return nil, errors.New("read object: not a JSON object")
 	}
 	keys := []string{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for i++; ; {
+		i = skipJSONSpace(raw, i)
+		switch raw[i] {
+		case '}':
+			return keys, nil
+		case ',':
+			i++
+			continue
+		}
+		end := jsonValueEnd(raw, i) // the key, a string
+		key, err := jsonKey(raw[i:end])
 		if err != nil {
 			return nil, fmt.Errorf("read object key: %w", err)
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("read object key: unexpected %v", tok)
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, fmt.Errorf("read value of %q: %w", key, err)
-		}
 		keys = append(keys, key)
+		i = skipJSONSpace(raw, end) + 1 // past the colon
+		i = jsonValueEnd(raw, skipJSONSpace(raw, i))
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("read object end: %w", err)
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("read object: data after the object")
+	return i
+}
+
+// jsonValueEnd returns the index just past the value that starts at b[i], in valid
+// JSON.
+func jsonValueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i // the end of the enclosing object or array
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i // after a number or a literal
+			}
+		}
 	}
-	return keys, nil
+	return i
+}
+
+// jsonKey decodes a key, a JSON string (as the decoder does: bytes not UTF-8 become
+// U+FFFD).
+func jsonKey(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var key string
+	err := json.Unmarshal(quoted, &key)
+	return key, err
 }
 
 // kind is the type of a parsed JSONC value.

@@ -377,3 +377,47 @@ func manyKeys(n int) string {
 	b.WriteString("}")
 	return b.String()
 }
+
+// FuzzObjectKeys checks the scan against encoding/json's decoder on any input: the
+// same keys, in the same order, and an error exactly when the decoder finds one.
+func FuzzObjectKeys(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a": 1, "b": [1, {"c": "}"}], "d": "\"x\\"}`, `{"a\u00e9\"": null, "b": -1.5e3}`, `[1]`, `{"a": 1`, `{} {}`, " {\n\"k\"\t:\r true } "} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ObjectKeys(data)
+		want, wantErr := decoderKeys(data)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("ObjectKeys(%q) error = %v, the decoder's = %v", data, err, wantErr)
+		}
+		if err == nil && !cmp.Equal(want, got) {
+			t.Fatalf("ObjectKeys(%q) = %q, the decoder gives %q", data, got, want)
+		}
+	})
+}
+
+// decoderKeys is ObjectKeys by encoding/json's tokens.
+func decoderKeys(raw []byte) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, errors.New("not an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.Token()
+	keys := []string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
