@@ -80,6 +80,14 @@ func strict(body json.RawMessage, dst any) error {
 }
 
 func floats(body json.RawMessage, n int) ([]float32, error) {
+	if out, ok := plainFloats(body, n); ok {
+		return out, nil
+	}
+	return decodeFloats(body, n)
+}
+
+// decodeFloats is floats through the decoder.
+func decodeFloats(body json.RawMessage, n int) ([]float32, error) {
 	var fs []*float64 // a nil element is a null, which encoding/json would read as 0
 	if err := strict(body, &fs); err != nil {
 		// Maybe a non-finite component ("inf"): the slower way, element by element.
@@ -121,6 +129,95 @@ func toFloat32(f float64) (float32, error) {
 		return 0, fmt.Errorf("%v is out of the range of a 32-bit float", f)
 	}
 	return v, nil
+}
+
+// plainFloats reads body when it is an array of exactly n JSON numbers that fit a
+// float32, and nothing else but whitespace: what floats takes from nearly every
+// model file and snapshot, read without the decoder. ok is false for anything else,
+// which floats then reads the decoder's way (and words the error for).
+func plainFloats(body []byte, n int) (out []float32, ok bool) {
+	i := skipSpace(body, 0)
+	if i == len(body) || body[i] != '[' {
+		return nil, false
+	}
+	out = make([]float32, 0, n)
+	for i++; ; i++ {
+		i = skipSpace(body, i)
+		end := numberEnd(body, i)
+		if end < 0 || len(out) == n {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(string(body[i:end]), 64)
+		if err != nil {
+			return nil, false
+		}
+		v, err := toFloat32(f)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, v)
+		if i = skipSpace(body, end); i == len(body) {
+			return nil, false
+		}
+		if body[i] == ']' {
+			break
+		}
+		if body[i] != ',' {
+			return nil, false
+		}
+	}
+	if skipSpace(body, i+1) != len(body) || len(out) != n {
+		return nil, false
+	}
+	return out, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// numberEnd returns the index just past the JSON number at b[i:], or -1 when none
+// starts there: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberEnd(b []byte, i int) int {
+	digits := func(i int) int {
+		j := i
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i = digits(i + 1); i < 0 {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = digits(i); i < 0 {
+			return -1
+		}
+	}
+	return i
 }
 
 // vec3 and mat3 decode fixed-size arrays strictly: encoding/json would fill a short

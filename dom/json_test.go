@@ -820,3 +820,29 @@ func TestStrictFields(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainFloats checks that the fast read of a number array gives what the decoder
+// gives, whenever it takes the input.
+func FuzzPlainFloats(f *testing.F) {
+	for _, s := range []string{"[1, 2, 3]", "[0.5,-0,1e3]", " [ -1.25E-2 , 3 , 4 ] ", "[1,2]", "[01,2,3]", "[1.,2,3]", "[1,2,3,]", "[1e39,0,0]", "[null,1,2]", "[1,2,3] x"} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, body []byte, n uint8) {
+		got, ok := plainFloats(body, int(n%13))
+		if !ok {
+			return
+		}
+		want, err := decodeFloats(body, int(n%13))
+		if err != nil {
+			t.Fatalf("plainFloats(%q) = %v, the decoder refuses it: %v", body, got, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("plainFloats(%q) = %v, the decoder gives %v", body, got, want)
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("plainFloats(%q) = %v, the decoder gives %v", body, got, want)
+			}
+		}
+	})
+}

@@ -488,7 +488,7 @@ var modelFields = map[string]bool{"name": true, "Name": true, "className": true,
 // a word, as it loads them: a "tags" or "Attributes" there was meant to do
 // something.
 func (l *loader) unknownModelFields(p string, raw json.RawMessage, where string) {
-	keys, err := format.ObjectKeys(raw)
+	keys, err := format.ValidObjectKeys(raw) // valid: modelInstance unmarshalled it
 	if err != nil {
 		return
 	}

@@ -156,10 +156,15 @@ func ObjectKeys(raw json.RawMessage) ([]string, error) {
 		}
 		return nil, errors.New("read object: not valid JSON")
 	}
-	// Valid JSON from here: a scan of the top level, which a model file's every
-	// instance goes through (a decoder's tokens cost many times more).
+	return ValidObjectKeys(raw)
+}
+
+// ValidObjectKeys is ObjectKeys of raw known to be valid JSON (json.Unmarshal took it):
+// a scan of the top level, which a model file's every instance goes through (a
+// decoder's tokens cost many times more).
+func ValidObjectKeys(raw json.RawMessage) ([]string, error) {
 	i := skipJSONSpace(raw, 0)
-	if raw[i] != '{' {
+	if i == len(raw) || raw[i] != '{' {
 		return nil, errors.New("read object: not a JSON object")
 	}
 	keys := []string{}
