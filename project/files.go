@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -480,6 +481,111 @@ type modelNode struct {
 	ID          *string                    `json:"id"`
 }
 
+// decodeModelNode decodes raw, a model instance (valid JSON: ParseJSONC's output or
+// a part of it), as json.Unmarshal into a modelNode does, by a scan of its members:
+// a model file's every instance goes through it, and the decoder's reflection cost
+// most of a cold load's parsing. ok is false where it cannot vouch for giving the
+// decoder's result (a key only case-folding matches, a key twice, a value of another
+// type than the field's, a string key of the properties given twice): the caller
+// then decodes it with json.Unmarshal, which also words the error.
+func decodeModelNode(raw json.RawMessage) (m modelNode, ok bool) {
+	var seen uint16
+	str := func(v json.RawMessage, dst **string) bool {
+		switch v[0] {
+		case 'n':
+			return true // null leaves the pointer nil
+		case '"':
+			s, err := format.JSONString(v)
+			*dst = &s
+			return err == nil
+		}
+		return false
+	}
+	props := func(v json.RawMessage, dst *map[string]json.RawMessage) bool {
+		switch v[0] {
+		case 'n':
+			return true
+		case '{':
+			out := map[string]json.RawMessage{}
+			dup := false
+			if format.ValidMembers(v, func(k string, pv json.RawMessage) error {
+				if _, ok := out[k]; ok {
+					dup = true
+				}
+				out[k] = pv
+				return nil
+			}) != nil || dup {
+				return false
+			}
+			*dst = out
+			return true
+		}
+		return false
+	}
+	list := func(v json.RawMessage, dst *[]json.RawMessage) bool {
+		switch v[0] {
+		case 'n':
+			return true
+		case '[':
+			out := []json.RawMessage{}
+			format.ValidElements(v, func(e json.RawMessage) { out = append(out, e) })
+			*dst = out
+			return true
+		}
+		return false
+	}
+	errNo := errors.New("not for the scan")
+	err := format.ValidMembers(raw, func(key string, v json.RawMessage) error {
+		field := slices.Index(modelNodeKeys, key)
+		if field < 0 {
+			for _, k := range modelNodeKeys {
+				if strings.EqualFold(k, key) {
+					return errNo // the decoder would take it for a field
+				}
+			}
+			return nil // ignored, as the decoder ignores it
+		}
+		if seen&(1<<field) != 0 {
+			return errNo
+		}
+		seen |= 1 << field
+		var ok bool
+		switch key {
+		case "name":
+			ok = str(v, &m.Name)
+		case "Name":
+			ok = str(v, &m.NameOld)
+		case "className":
+			ok = str(v, &m.ClassName)
+		case "ClassName":
+			ok = str(v, &m.ClassOld)
+		case "id":
+			ok = str(v, &m.ID)
+		case "properties":
+			ok = props(v, &m.Properties)
+		case "Properties":
+			ok = props(v, &m.PropsOld)
+		case "attributes":
+			m.Attributes, ok = v, true
+		case "children":
+			ok = list(v, &m.Children)
+		case "Children":
+			ok = list(v, &m.ChildrenOld)
+		}
+		if !ok {
+			return errNo
+		}
+		return nil
+	})
+	if err != nil {
+		return modelNode{}, false
+	}
+	return m, true
+}
+
+// modelNodeKeys are the JSON keys of modelNode's fields.
+var modelNodeKeys = []string{"name", "Name", "className", "ClassName", "properties", "Properties", "attributes", "children", "Children", "id"}
+
 // modelFields are the fields of a model instance (modelNode), and $schema.
 var modelFields = map[string]bool{"name": true, "Name": true, "className": true, "ClassName": true,
 	"properties": true, "Properties": true, "attributes": true, "children": true, "Children": true, "id": true, "$schema": true}
@@ -569,7 +675,9 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return nil, l.errf(p, "%sa model instance must be an object", where)
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if fast, ok := decodeModelNode(raw); ok {
+		m = fast
+	} else if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, l.errf(p, "%s%v", where, err)
 	}
 	l.unknownModelFields(p, raw, where)

@@ -163,28 +163,67 @@ func ObjectKeys(raw json.RawMessage) ([]string, error) {
 // a scan of the top level, which a model file's every instance goes through (a
 // decoder's tokens cost many times more).
 func ValidObjectKeys(raw json.RawMessage) ([]string, error) {
+	keys := []string{}
+	err := ValidMembers(raw, func(key string, _ json.RawMessage) error {
+		keys = append(keys, key)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// ValidMembers calls fn with each member of the object raw, which is valid JSON, in
+// document order: its key, decoded as encoding/json decodes it, and its value's bytes
+// (a part of raw, without the whitespace around it). It stops at fn's first error.
+func ValidMembers(raw json.RawMessage, fn func(key string, value json.RawMessage) error) error {
 	i := skipJSONSpace(raw, 0)
 	if i == len(raw) || raw[i] != '{' {
-		return nil, errors.New("read object: not a JSON object")
+		return errors.New("read object: not a JSON object")
 	}
-	keys := []string{}
 	for i++; ; {
 		i = skipJSONSpace(raw, i)
 		switch raw[i] {
 		case '}':
-			return keys, nil
+			return nil
 		case ',':
 			i++
 			continue
 		}
 		end := jsonValueEnd(raw, i) // the key, a string
-		key, err := jsonKey(raw[i:end])
+		key, err := JSONString(raw[i:end])
 		if err != nil {
-			return nil, fmt.Errorf("read object key: %w", err)
+			return fmt.Errorf("read object key: %w", err)
 		}
-		keys = append(keys, key)
-		i = skipJSONSpace(raw, end) + 1 // past the colon
-		i = jsonValueEnd(raw, skipJSONSpace(raw, i))
+		start := skipJSONSpace(raw, skipJSONSpace(raw, end)+1) // past the colon
+		i = jsonValueEnd(raw, start)
+		if err := fn(key, raw[start:i]); err != nil {
+			return err
+		}
+	}
+}
+
+// ValidElements calls fn with each element of the array raw, which is valid JSON, in
+// order (each a part of raw, without the whitespace around it). ok is false when raw
+// is not an array.
+func ValidElements(raw json.RawMessage, fn func(value json.RawMessage)) (ok bool) {
+	i := skipJSONSpace(raw, 0)
+	if i == len(raw) || raw[i] != '[' {
+		return false
+	}
+	for i++; ; {
+		i = skipJSONSpace(raw, i)
+		switch raw[i] {
+		case ']':
+			return true
+		case ',':
+			i++
+			continue
+		}
+		end := jsonValueEnd(raw, i)
+		fn(raw[i:end])
+		i = end
 	}
 }
 
@@ -228,9 +267,9 @@ func jsonValueEnd(b []byte, i int) int {
 	return i
 }
 
-// jsonKey decodes a key, a JSON string (as the decoder does: bytes not UTF-8 become
-// U+FFFD).
-func jsonKey(quoted []byte) (string, error) {
+// JSONString decodes a JSON string, valid JSON, as encoding/json does (bytes that are
+// not UTF-8 become U+FFFD).
+func JSONString(quoted []byte) (string, error) {
 	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
 		return string(quoted[1 : len(quoted)-1]), nil
 	}
