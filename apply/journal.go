@@ -61,6 +61,9 @@ type Journal struct {
 type Place struct {
 	ID   int64  `json:"placeId"`
 	Name string `json:"placeName"`
+	// Marker is the place's Atlas marker (Studio's attribute), when it had one at the
+	// apply or got one right after it (NotePlaceMarker): undo tells places apart by it.
+	Marker string `json:"marker,omitempty"`
 }
 
 // Same reports whether o is the place p.
@@ -641,6 +644,26 @@ func (r *record) open() bool {
 		return true
 	}
 	return false
+}
+
+// NotePlaceMarker records the marker the place of committed transaction txID got
+// after it (the first sync of a place marks it), for undo; a record that has one
+// keeps it.
+func (j *Journal) NotePlaceMarker(txID, marker string) error {
+	if marker == "" {
+		return nil
+	}
+	recs, err := j.records(false)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.TxID == txID && r.Place.Marker == "" {
+			r.Place.Marker = marker
+			return r.saveState()
+		}
+	}
+	return nil
 }
 
 // records lists the transactions from their small state files, oldest first; full

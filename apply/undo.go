@@ -66,6 +66,13 @@ func changedSince(inst *dom.Instance, added *protocol.NewInstance) (*dom.Instanc
 	return nil, ""
 }
 
+// PlaceChecker is a Studio that can tell whether it holds the place transaction txID
+// was applied to (its session and place as the journal recorded them): an undo
+// refuses to write a transaction's pre-images into another place.
+type PlaceChecker interface {
+	SamePlace(txID, sessionID string, place Place) error
+}
+
 // Undo puts back what a committed transaction (the newest when txID is "") overwrote:
 // every file it wrote or deleted, and every Studio Source and property it set, each
 // only while it still holds exactly what the transaction wrote. Instances it added in
@@ -90,6 +97,13 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	if r == nil {
 		return nil, errcode.New(errcode.NotFound, "no committed transaction %sto undo", map[bool]string{true: "", false: txID + " "}[txID == ""]).
 			Reason(errcode.ReasonNothingToUndo, errcode.NextShowStatus)
+	}
+	if pc, ok := studio.(PlaceChecker); ok && len(r.Ops) > 0 {
+		// Another place's Studio may hold the same paths: its instances are not the
+		// ones the transaction wrote.
+		if err := pc.SamePlace(r.TxID, r.SessionID, r.Place); err != nil {
+			return nil, err
+		}
 	}
 	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
 	// Disk preconditions first: every file must still be what the transaction left.

@@ -108,6 +108,9 @@ const (
 	// ReasonChangedSince: what a transaction wrote changed since, so undo would
 	// overwrite newer work.
 	ReasonChangedSince Reason = "changed_since"
+	// ReasonOtherPlace: an undo named (or found) a Studio session that does not hold
+	// the place the transaction was applied to.
+	ReasonOtherPlace Reason = "other_place"
 	// ReasonNoOpenTransaction: sync recover found no open transaction (or none
 	// with the id it was given).
 	ReasonNoOpenTransaction Reason = "no_open_transaction"

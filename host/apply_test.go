@@ -793,3 +793,58 @@ func TestStudioMovedDuringApplyNamesTheChange(t *testing.T) {
 		t.Errorf("disk changed: %q %v", got, err)
 	}
 }
+
+// An undo writes only into the place its transaction was applied to: another Studio
+// session (another place, with the same paths) is refused, and nothing moves there.
+func TestUndoRefusesAnotherPlace(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second Studio with another place whose script holds what the apply wrote.
+	other := bridgetest.New(e.Plugin.Place().Clone())
+	other.PlaceName = "Other"
+	other.PlaceMarker = "0123456789abcdef0123456789abcdef"
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := other.Connect(cctx, e.Host.PluginURL()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	if _, err := e.Host.Bridge().WaitSession(cctx, other.SessionID); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two sessions and none named: the undo says so, with the sessions listed.
+	_, err = e.Host.Undo(ctx, host.UndoRequest{})
+	ce := mustCode(t, err, errcode.StudioAmbiguous)
+	if ce.Details["sessions"] == nil {
+		t.Errorf("ambiguous undo details = %v, want the sessions", ce.Details)
+	}
+	_, err = e.Host.Undo(ctx, host.UndoRequest{SessionID: other.SessionID})
+	ce = mustCode(t, err, errcode.PreconditionFailed)
+	if ce.ReasonCode() != errcode.ReasonOtherPlace {
+		t.Errorf("undo in another place: reason %s, want %s", ce.ReasonCode(), errcode.ReasonOtherPlace)
+	}
+	if got := other.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+		t.Errorf("the other place's script = %q, want it untouched", got)
+	}
+	// The transaction is still there to undo in its own place.
+	u, err := e.Host.Undo(ctx, host.UndoRequest{SessionID: e.Plugin.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.TxID != res.TxID {
+		t.Errorf("undo = %s, want %s", u.TxID, res.TxID)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got == "print('v2')\n" {
+		t.Errorf("the transaction's own place was not undone: %q", got)
+	}
+}

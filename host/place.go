@@ -133,6 +133,14 @@ func (p *places) inStep(session, commit string, find func(id string) *dom.Instan
 	p.inSync[session] = inStepAt{commit, find}
 }
 
+// forgetInStep lets go of what every session's Studio was known to hold in step with
+// disk: an undo changed one side or both, so none of it holds any more.
+func (p *places) forgetInStep() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.inSync)
+}
+
 // syncBase returns what the session's Studio was last known to hold in step with
 // disk (the latest plan that found nothing to sync, or the latest apply), and the
 // base commit then; none (find nil) when this session has not been in step yet.
@@ -174,12 +182,12 @@ func (p *places) check(info bridge.SessionInfo) *PlaceCheck {
 }
 
 // synced remembers s's place as the project's last successful sync, first marking
-// the place when it has no marker yet. A place that cannot be marked is remembered
-// by its id alone.
-func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg string, args ...any)) {
+// the place when it has no marker yet, and returns the place's marker. A place that
+// cannot be marked is remembered by its id alone (the marker is then "").
+func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg string, args ...any)) string {
 	info := s.Info()
 	if info.ReadOnly {
-		return // a playtest's copy of the place, gone when the playtest ends
+		return "" // a playtest's copy of the place, gone when the playtest ends
 	}
 	marker := p.markerOf(info)
 	if marker == "" {
@@ -206,4 +214,5 @@ func (p *places) synced(ctx context.Context, s *bridge.Session, log func(msg str
 	if err := atomicfile.Write(p.path, data, 0o600); err != nil {
 		log("could not remember the synced place", "err", err)
 	}
+	return marker
 }

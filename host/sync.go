@@ -305,7 +305,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			Studio:        &sessionStudio{s: s},
 			Journal:       h.journal,
 			SessionID:     s.Info().ID,
-			Place:         apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName},
+			Place:         apply.Place{ID: s.Info().PlaceID, Name: s.Info().PlaceName, Marker: h.places.markerOf(s.Info())},
 			StudioTimeout: h.opts.StudioTimeout,
 			Log:           h.log,
 			PreviousPlan: func(hash string) *plan.Plan {
@@ -360,7 +360,10 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if len(res.Applied) > 0 {
 		// Both sides now hold the project: this is the place to compare the next
 		// Studio with.
-		h.places.synced(ctx, s, h.log.Warn)
+		marker := h.places.synced(ctx, s, h.log.Warn)
+		if err := h.journal.NotePlaceMarker(res.TxID, marker); err != nil {
+			h.log.Warn("could not note the place's marker in the journal", "txId", res.TxID, "err", err)
+		}
 	}
 	d := &ApplyData{Result: *res, Session: sessionData(s)}
 	d.Session.PlaceCheck = h.places.check(s.Info())
@@ -450,10 +453,7 @@ const bigApply = 100
 
 // waitingFor says what an open transaction waits for, in the refusal's message.
 func waitingFor(p apply.Pending) string {
-	place := fmt.Sprintf("place %d", p.PlaceID)
-	if p.PlaceID == 0 {
-		place = fmt.Sprintf("place %q", p.PlaceName)
-	}
+	place := placeName(apply.Place{ID: p.PlaceID, Name: p.PlaceName})
 	switch p.Waiting {
 	case apply.WaitDecision:
 		return "Studio holds part of its patch; it needs a decision to finish or abort it"
@@ -486,11 +486,21 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 		var studio apply.Studio
 		var loc apply.Locator = noStudio{}
 		if noSession == nil {
-			studio = &sessionStudio{s: s}
+			studio = &undoStudio{sessionStudio: &sessionStudio{s: s}, places: h.places}
 			loc = &pathLocator{s: s, snaps: snaps}
 		}
 		var err error
 		res, err = h.journal.Undo(ctx, req.TxID, studio, loc)
+		if errcode.Of(err) == errcode.StudioNotConnected && noSession != nil {
+			// The transaction changed Studio: why no session was taken (several,
+			// none with the id given) says more, with the sessions listed.
+			return noSession
+		}
+		if err == nil {
+			// Disk, Studio or both hold something else than after the apply or the
+			// plan that found them in step: the next plans decide by the table.
+			h.places.forgetInStep()
+		}
 		return err
 	})
 	if err != nil {
@@ -498,6 +508,44 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	}
 	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
 	return res, nil
+}
+
+// undoStudio is the Studio an undo writes to: it refuses a session that does not hold
+// the place the transaction was applied to.
+type undoStudio struct {
+	*sessionStudio
+	places *places
+}
+
+// SamePlace accepts the session the transaction was applied to, or one of its place:
+// the same marker when the transaction's place had one (a reopened place keeps it
+// once saved), else the same place id, or name for an unpublished place.
+func (u *undoStudio) SamePlace(txID, sessionID string, place apply.Place) error {
+	info := u.s.Info()
+	if info.ID == sessionID {
+		return nil
+	}
+	marker := u.places.markerOf(info)
+	same := place.Same(apply.Place{ID: info.PlaceID, Name: info.PlaceName})
+	if place.Marker != "" {
+		same = marker == place.Marker
+	}
+	if same {
+		return nil
+	}
+	return errcode.New(errcode.PreconditionFailed,
+		"cannot undo %s in Studio session %s: the transaction was applied to another place (%s); an undo writes only where its transaction wrote",
+		txID, info.ID, placeName(place)).
+		Reason(errcode.ReasonOtherPlace, errcode.NextSelectSession).
+		With("txId", txID).With("sessionId", sessionID)
+}
+
+// placeName names a place in a message: its id, or its name when unpublished.
+func placeName(p apply.Place) string {
+	if p.ID != 0 {
+		return fmt.Sprintf("place %d", p.ID)
+	}
+	return fmt.Sprintf("place %q", p.Name)
 }
 
 // noneOpen tries to finish or roll back the open transactions (as recovery does),

@@ -209,3 +209,31 @@ func TestBaseMovedAfterSkippedChanges(t *testing.T) {
 		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
 	})
 }
+
+// An undo leaves neither side as the apply left it: after a pull of Studio work is
+// undone and a commit moves HEAD, that work is still Studio's, to pull, and is never
+// pushed over.
+func TestBaseMovedAfterAnUndo(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustPlan(t, h, nil)
+	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio work')\n"
+		local s = Instance.new("ModuleScript") s.Name = "Work" s.Source = "return 'studio only'\n" s.Parent = game.ReplicatedStorage.Shared`)
+	d := mustPlan(t, h, map[string]string{
+		"ServerScriptService/Main":      "studio_changed/pull",
+		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
+	})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Write(t, e.dir, "README.md", "unrelated\n")
+	hosttest.Git(t, e.dir, "add", "README.md")
+	hosttest.Git(t, e.dir, "commit", "-qm", "unrelated")
+	mustPlan(t, h, map[string]string{
+		"ServerScriptService/Main":      "studio_changed/pull",
+		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
+	})
+}
