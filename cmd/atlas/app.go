@@ -113,7 +113,8 @@ func setUsageErrors(c *cli.Command) {
 	c.OnUsageError = func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
 		return &usageError{msg: err.Error(), command: envelopeCommand(c)}
 	}
-	if c.Action != nil && c.ArgsUsage == "" && len(c.Commands) == 0 && c.Before == nil {
+	switch {
+	case c.Action != nil && c.ArgsUsage == "" && len(c.Commands) == 0 && c.Before == nil:
 		// A command that takes no argument says so of a stray one, rather than
 		// ignoring it (atlas sync plan --json extra).
 		c.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
@@ -123,10 +124,37 @@ func setUsageErrors(c *cli.Command) {
 			}
 			return ctx, nil
 		}
+	case len(c.Commands) > 0 && c.ArgsUsage == "" && c.Before == nil && c.Name != "atlas":
+		// A command of subcommands: a word that is none of them is a mistyped one
+		// (atlas sync pln), never an argument to run the command with.
+		c.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
+			// (Before runs ahead of the subcommand, with it as the first argument.)
+			if first := c.Args().First(); first != "" && c.Command(first) == nil {
+				return ctx, unknownSubcommand(c, first)
+			}
+			return ctx, nil
+		}
+		if c.Action == nil {
+			c.Action = func(ctx context.Context, c *cli.Command) error {
+				return cli.ShowSubcommandHelp(c)
+			}
+		}
 	}
 	for _, sub := range c.Commands {
 		setUsageErrors(sub)
 	}
+}
+
+// unknownSubcommand is the usage error of a word that is none of c's subcommands.
+func unknownSubcommand(c *cli.Command, word string) error {
+	var names []string
+	for _, sub := range c.Commands {
+		if !sub.Hidden && sub.Name != "help" {
+			names = append(names, sub.Name)
+		}
+	}
+	return &usageError{msg: fmt.Sprintf("'atlas %s' has no command %q (its commands: %s)", strings.TrimPrefix(c.FullName(), "atlas "), word, strings.Join(names, ", ")),
+		command: envelopeCommand(c)}
 }
 
 type usageError struct{ msg, command string }

@@ -36,13 +36,15 @@ func (a *app) syncCommand() *cli.Command {
 		Name:  "sync",
 		Usage: "plan, show, confirm and apply a sync between disk and Studio",
 		Flags: []cli.Flag{
+			// (Local: the subcommands take their own flags; one of atlas sync's
+			// given to them would be taken and ignored.)
 			sessionFlag,
-			&cli.StringFlag{Name: "base", Usage: "base revision for the three-way comparison (default HEAD)"},
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "apply without asking"},
-			&cli.BoolFlag{Name: "diff", Usage: "show unified diffs of scripts"},
-			&cli.StringSliceFlag{Name: "override", Usage: "ID=push|pull|skip (repeatable)"},
-			&cli.BoolFlag{Name: "skip-unresolved", Usage: "with --yes: leave the changes that need a decision as they are"},
-			&cli.StringFlag{Name: "prefer", Usage: "decide every change that needs a decision toward disk or studio (you are asking for it)"},
+			&cli.StringFlag{Name: "base", Usage: "base revision for the three-way comparison (default HEAD)", Local: true},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "apply without asking", Local: true},
+			&cli.BoolFlag{Name: "diff", Usage: "show unified diffs of scripts", Local: true},
+			&cli.StringSliceFlag{Name: "override", Usage: "ID=push|pull|skip (repeatable)", Local: true},
+			&cli.BoolFlag{Name: "skip-unresolved", Usage: "with --yes: leave the changes that need a decision as they are", Local: true},
+			&cli.StringFlag{Name: "prefer", Usage: "decide every change that needs a decision toward disk or studio (you are asking for it)", Local: true},
 			jsonFlag,
 		},
 		Commands: []*cli.Command{a.syncPlanCommand(), a.syncApplyCommand(), a.syncUndoCommand(), a.syncRecoverCommand()},
