@@ -848,3 +848,17 @@ func TestUndoRefusesAnotherPlace(t *testing.T) {
 		t.Errorf("the transaction's own place was not undone: %q", got)
 	}
 }
+
+// A session id that is not connected is no_studio, pointing to the sessions that are.
+func TestUnknownSessionPointsToTheConnectedOnes(t *testing.T) {
+	e := hosttest.Start(t, nil, nil)
+	_, err := e.Host.Plan(context.Background(), host.PlanRequest{SessionID: "deadbeefdeadbeefdeadbeefdeadbeef"})
+	ce := mustCode(t, err, errcode.StudioNotConnected)
+	next, _ := ce.Details["nextActions"].([]string)
+	if ce.ReasonCode() != errcode.ReasonNoStudio || len(next) == 0 || next[0] != string(errcode.NextSelectSession) {
+		t.Errorf("refusal = %s %v, want no_studio with select_session first", ce.ReasonCode(), ce.Details["nextActions"])
+	}
+	if ce.Details["sessions"] == nil {
+		t.Errorf("details = %v, want the connected sessions", ce.Details)
+	}
+}

@@ -79,7 +79,12 @@ func (h *Host) sessionOrReason(s *bridge.Session, err error) (*bridge.Session, e
 		if ce.Code == errcode.StudioNotConnected {
 			// The hint for connect_studio names how to restart this host with the
 			// emulator: starting another host for the project would fail (E_BUSY).
-			ce.Reason(errcode.ReasonNoStudio, errcode.NextConnectStudio).With("hostKind", h.opts.Kind)
+			// A session id that is not connected: the ones that are, to pick from.
+			next := []errcode.NextAction{errcode.NextConnectStudio}
+			if ce.ReasonCode() == errcode.ReasonSessionNotConnected {
+				next = []errcode.NextAction{errcode.NextSelectSession, errcode.NextConnectStudio}
+			}
+			ce.Reason(errcode.ReasonNoStudio, next...).With("hostKind", h.opts.Kind)
 		} else if ce.Code == errcode.StudioAmbiguous {
 			ce.Reason(errcode.ReasonSeveralStudios, errcode.NextSelectSession)
 		}
