@@ -193,7 +193,8 @@ const (
 	ReasonProjectInvalid Reason = "project_invalid"
 	// ReasonNotAPlace: the project's root is not a DataModel.
 	ReasonNotAPlace Reason = "not_a_place"
-	// ReasonBadRevision: the base revision names no commit.
+	// ReasonBadRevision: the base revision asked for names no commit, or none that
+	// holds the project (no repository, no commit yet, the project file not in it).
 	ReasonBadRevision Reason = "bad_revision"
 	// ReasonBaseInvalid: the project does not load at the base commit.
 	ReasonBaseInvalid Reason = "base_invalid"

@@ -862,3 +862,28 @@ func TestUnknownSessionPointsToTheConnectedOnes(t *testing.T) {
 		t.Errorf("details = %v, want the connected sessions", ce.Details)
 	}
 }
+
+// A base revision asked for by name must give a base: one that names no commit, or
+// a project in no repository, is bad_revision; without --base, no repository is a
+// plan with every difference unresolved.
+func TestNamedBaseMustExist(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	_, err := e.Host.Plan(ctx, host.PlanRequest{Base: "nonexistent"})
+	if ce := mustCode(t, err, errcode.NotFound); ce.ReasonCode() != errcode.ReasonBadRevision {
+		t.Errorf("--base nonexistent: %s, want bad_revision", ce.ReasonCode())
+	}
+
+	dir := t.TempDir()
+	for name, text := range hosttest.Project {
+		hosttest.Write(t, dir, name, text)
+	}
+	bare := hosttest.StartWith(t, hosttest.Config{Dir: dir})
+	if _, err := bare.Host.Plan(ctx, host.PlanRequest{}); err != nil {
+		t.Fatalf("a plan without a repository: %v", err)
+	}
+	_, err = bare.Host.Plan(ctx, host.PlanRequest{Base: "deadbeef"})
+	if ce := mustCode(t, err, errcode.NotFound); ce.ReasonCode() != errcode.ReasonBadRevision {
+		t.Errorf("--base without a repository: %s, want bad_revision", ce.ReasonCode())
+	}
+}

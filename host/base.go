@@ -63,15 +63,27 @@ func (l *baseLoader) repository() (*gitblob.Repo, error) {
 }
 
 // load builds the project at rev (default HEAD). No repository, an unborn HEAD, or
-// a commit without the project file is "no base": (nil, nil).
+// a commit without the project file is "no base": (nil, nil); a revision asked for
+// by name (--base) that gives none of them is refused instead.
 func (l *baseLoader) load(rev string) (*base, error) {
+	named := rev != "" && rev != "HEAD"
+	noBase := func(why string) (*base, error) {
+		if named {
+			return nil, errcode.New(errcode.NotFound, "base revision %q: %s", rev, why).
+				Reason(errcode.ReasonBadRevision, errcode.NextPassBase)
+		}
+		return nil, nil
+	}
 	repo, err := l.repository()
-	if repo == nil || err != nil {
+	if err != nil {
 		return nil, err
+	}
+	if repo == nil {
+		return noBase("the project is in no git repository")
 	}
 	commit, err := repo.Resolve(rev)
 	if errors.Is(err, gitblob.ErrNoBase) {
-		return nil, nil
+		return noBase("the repository has no commit")
 	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.NotFound, err, "resolve base revision "+strconv.Quote(rev)).
@@ -98,7 +110,7 @@ func (l *baseLoader) load(rev string) (*base, error) {
 		return nil, errcode.Wrap(errcode.Internal, err, "read commit "+commit)
 	}
 	if _, err := fs.Stat(fsys, l.loc.FileInFS); err != nil {
-		return nil, nil // the project file is not committed yet
+		return noBase("the commit has no " + l.loc.FileInFS) // the project file is not committed yet
 	}
 	var p *project.Project
 	if l.build != nil {
