@@ -87,6 +87,9 @@ type journalFile struct {
 	// NewHash is the blob id of what the transaction wrote ("" for deletes): undo
 	// restores the pre-image only while the file still holds exactly that.
 	NewHash string `json:"newHash,omitempty"`
+	// Mode is the permission bits of the file before, when it had a pre-image: an
+	// undo that makes the file again (the transaction deleted it) gives them back.
+	Mode uint32 `json:"mode,omitempty"`
 	// Kept: the commit found the file changed since the plan and left it as it was
 	// (files[].action "kept"); the transaction wrote nothing there, so undo has
 	// nothing to put back.
@@ -163,6 +166,9 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 			case err == nil:
 				jf.Pre = filepath.Join("pre", strconv.Itoa(i))
 				jf.PreHash = gitblob.Hash(old)
+				if info, err := os.Stat(r.abs(f.Path)); err == nil {
+					jf.Mode = uint32(info.Mode().Perm())
+				}
 				if err := writeFile(filepath.Join(r.dir, jf.Pre), old); err != nil {
 					return nil, journalError(err, "journal pre-image")
 				}

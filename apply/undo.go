@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -304,7 +305,11 @@ func (r *record) undoFiles() ([]FileChange, error) {
 			if rerr != nil || f.Pre == "" {
 				return out, errors.Join(errors.New("read the pre-image of "+f.Path), rerr)
 			}
-			res, err = root.Replace(f.Path, f.NewHash, old, o)
+			po := o
+			if f.Mode != 0 {
+				po.Mode = fs.FileMode(f.Mode) // made again, as it was: a deleted file's mode
+			}
+			res, err = root.Replace(f.Path, f.NewHash, old, po)
 		}
 		if err != nil {
 			return out, err

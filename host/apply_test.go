@@ -887,3 +887,46 @@ func TestNamedBaseMustExist(t *testing.T) {
 		t.Errorf("--base without a repository: %s, want bad_revision", ce.ReasonCode())
 	}
 }
+
+// An undo that makes a deleted file again gives it its mode back (an executable bit
+// git tracks, permissions a person set).
+func TestUndoRestoresADeletedFilesMode(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, func(p *bridgetest.Place) {
+		shared := p.Find("ReplicatedStorage", "Shared")
+		shared.Children = nil // Util deleted in Studio
+	})
+	file := filepath.Join(e.Dir, "src/shared/Util.luau")
+	if err := os.Chmod(file, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var over []apply.Override
+	for _, c := range d.Changes {
+		if c.Path == "ReplicatedStorage/Shared/Util" {
+			over = append(over, apply.Override{ID: c.ID, Direction: "pull"})
+		}
+	}
+	if len(over) != 1 {
+		t.Fatalf("no change for Util in %+v", d.Changes)
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: over, SkipUnresolved: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("the pull did not delete Util.luau: %v", err)
+	}
+	if _, err := e.Host.Undo(ctx, host.UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o750 {
+		t.Errorf("Util.luau came back with mode %v, want -rwxr-x---", info.Mode().Perm())
+	}
+}
