@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/errcode"
@@ -217,7 +220,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 	}
 	if len(failures) > 0 {
-		return nil, errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed since it was applied", r.TxID, len(failures)).
+		return nil, errcode.New(errcode.PreconditionFailed, "cannot undo %s: %s changed since it was applied (nothing was undone)", r.TxID, failedPaths(failures)).
 			Reason(errcode.ReasonChangedSince, errcode.NextReplan).With("failures", failures)
 	}
 	if len(ops) > 0 {
@@ -323,6 +326,24 @@ func (r *record) undoFiles() ([]FileChange, error) {
 		_, _ = root.Discard(f.Path, tag, f.NewHash)
 	}
 	return out, nil
+}
+
+// failedPaths names the paths of an undo's failures for its message: the first three,
+// and how many more.
+func failedPaths(failures []map[string]any) string {
+	var names []string
+	for _, f := range failures {
+		if p, ok := f["path"].(string); ok && p != "" && !slices.Contains(names, p) {
+			names = append(names, p)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("%d thing(s)", len(failures))
+	}
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return strings.Join(names, ", ")
 }
 
 // sourceOf decodes a Source value as the journal keeps it.

@@ -466,6 +466,10 @@ func TestUndoRefusesWhenThingsMoved(t *testing.T) {
 	if ce.ReasonCode() != errcode.ReasonChangedSince || ce.Details["txId"] == nil {
 		t.Errorf("refusal = %s %v, want changed_since with the txId", ce.ReasonCode(), ce.Details)
 	}
+	// The message names what changed, for a person who reads no JSON.
+	if !strings.Contains(ce.Message, "ServerScriptService/Main") {
+		t.Errorf("refusal message %q does not name ServerScriptService/Main", ce.Message)
+	}
 	// Studio's refusal names the change and its path, not only the plugin's handle.
 	b, _ := json.Marshal(ce.Details["failures"])
 	var failures []struct{ ID, Path string }
