@@ -234,7 +234,17 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				// Studio holds something else than the transaction left: the same
 				// refusal as a file changed since, named by the transaction.
 				list, _ := ce.Details["failures"].([]any)
-				ce = errcode.New(errcode.PreconditionFailed, "cannot undo %s: %d thing(s) changed in Studio since it was applied", r.TxID, max(len(list), 1)).
+				var named []map[string]any
+				for _, f := range list {
+					if m, ok := f.(map[string]any); ok {
+						named = append(named, m)
+					}
+				}
+				what := failedPaths(named)
+				if len(named) == 0 {
+					what = fmt.Sprintf("%d thing(s)", max(len(list), 1))
+				}
+				ce = errcode.New(errcode.PreconditionFailed, "cannot undo %s: %s changed in Studio since it was applied (nothing was undone)", r.TxID, what).
 					Reason(errcode.ReasonChangedSince, errcode.NextReplan).With("failures", ce.Details["failures"])
 			}
 			return nil, ce.With("txId", r.TxID)
