@@ -117,7 +117,8 @@ func New(opts Options) (*Host, error) {
 	h.key = ProjectKey(h.loc.File)
 	h.dir = ProjectStateDir(opts.StateDir, h.loc.File)
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "create state folder")
+		return nil, errcode.Wrap(errcode.Internal, err, "create state folder").
+			Reason(errcode.ReasonStateDir, errcode.NextSetStateDir, errcode.NextFixPermissions)
 	}
 	tokens, err := token.Open(h.dir, h.key)
 	if err != nil {

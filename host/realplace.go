@@ -39,7 +39,8 @@ type RobloxFile struct {
 func ReadRobloxFile(path string) (*RobloxFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errcode.Wrap(errcode.NotFound, err, "read "+path)
+		return nil, errcode.Wrap(errcode.NotFound, err, "read "+path).
+			Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
 	}
 	binary := rbxbin.IsBinary(data)
 	decode := rbxmx.Decode

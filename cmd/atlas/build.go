@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -59,7 +61,14 @@ func (a *app) buildCommand() *cli.Command {
 				out = filepath.Join(a.cwd, out)
 			}
 			if err := atomicfile.Output(out, buf.Bytes()); err != nil {
-				return errcode.Wrap(errcode.Internal, err, "write "+out)
+				ce := errcode.Wrap(errcode.Internal, err, "write "+out)
+				switch {
+				case errors.Is(err, fs.ErrNotExist): // no such folder
+					ce = errcode.Wrap(errcode.NotFound, err, "write "+out).Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
+				case errors.Is(err, fs.ErrPermission):
+					ce.With("nextActions", []string{string(errcode.NextFixPermissions)})
+				}
+				return ce
 			}
 			d := buildData{Output: out, Format: format, Instances: p.Root.Count(), Bytes: buf.Len()}
 			a.emit("build", d, p.Warnings, func(w io.Writer) {
