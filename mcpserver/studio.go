@@ -41,8 +41,9 @@ sessionId; sync_plan, sync_apply and sync_undo never do.`
 
 const descUndo = `Undo a committed sync transaction (txId; default the newest not yet undone): put
 back, on disk and in Studio, what it overwrote, and only while what it wrote is still there
-(E_PRECONDITION_FAILED changed_since otherwise: nothing is changed). Needs yes: true. The journal
-keeps the last 50 transactions; read atlas://transactions for their ids.`
+(E_PRECONDITION_FAILED changed_since otherwise: nothing is changed), and in Studio only in the
+place it was applied to (other_place otherwise). Needs yes: true. The journal keeps the last 50
+transactions; read atlas://transactions for their ids.`
 
 // QueryIn is studio_query's input.
 type QueryIn struct {

@@ -55,7 +55,13 @@ func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
 	for _, f := range d.Files {
 		fmt.Fprintf(w, "  %-7s %s\n", f.Action, f.Path)
 	}
+	// Studio's history: this undo's own recording (when it changed Studio) is the
+	// newest, then the sync's.
+	how := "Ctrl+Z in Studio takes back the sync"
+	if d.StudioOps > 0 {
+		how = "in Studio, Ctrl+Z twice takes back this undo, then the sync"
+	}
 	for _, m := range d.Manual {
-		fmt.Fprintf(w, "  Studio: %s was removed by the sync; restore it with Ctrl+Z in Studio\n", m)
+		fmt.Fprintf(w, "  Studio: %s was removed by the sync and an undo cannot put it back (%s)\n", m, how)
 	}
 }
