@@ -446,20 +446,28 @@ func TestUndoPutsBothSidesBack(t *testing.T) {
 	mustCode(t, err, errcode.NotFound)
 }
 
-func TestUndoRefusesWhenThingsMoved(t *testing.T) {
-	ctx := context.Background()
+// pushedMain starts a host and syncs an edit of Main made on disk ("print('v2')").
+func pushedMain(t *testing.T) (*hosttest.Env, *host.ApplyData) {
+	t.Helper()
 	e := hosttest.Start(t, nil, nil)
 	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
-	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	d, err := e.Host.Plan(context.Background(), host.PlanRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+	res, err := e.Host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return e, res
+}
+
+func TestUndoRefusesWhenThingsMoved(t *testing.T) {
+	ctx := context.Background()
+	e, res := pushedMain(t)
 	studioEdit(t, e, []string{"ServerScriptService", "Main"}, "print('typed after the sync')\n")
 	before := snapshotWorld(t, e)
-	_, err = e.Host.Undo(ctx, host.UndoRequest{})
+	_, err := e.Host.Undo(ctx, host.UndoRequest{})
 	ce := mustCode(t, err, errcode.PreconditionFailed)
 	assertUnchanged(t, e, before)
 	// The same refusal as a file changed since: changed_since, naming the transaction.
@@ -473,7 +481,7 @@ func TestUndoRefusesWhenThingsMoved(t *testing.T) {
 	// Studio's refusal names the change and its path, not only the plugin's handle.
 	b, _ := json.Marshal(ce.Details["failures"])
 	var failures []struct{ ID, Path string }
-	if err := json.Unmarshal(b, &failures); err != nil || len(failures) != 1 || failures[0].ID != d.Changes[0].ID || failures[0].Path != "ServerScriptService/Main" {
+	if err := json.Unmarshal(b, &failures); err != nil || len(failures) != 1 || failures[0].ID != res.Applied[0].ID || failures[0].Path != "ServerScriptService/Main" {
 		t.Errorf("details.failures = %s, want Main's change by id and path", b)
 	}
 }
@@ -802,16 +810,7 @@ func TestStudioMovedDuringApplyNamesTheChange(t *testing.T) {
 // session (another place, with the same paths) is refused, and nothing moves there.
 func TestUndoRefusesAnotherPlace(t *testing.T) {
 	ctx := context.Background()
-	e := hosttest.Start(t, nil, nil)
-	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
-	d, err := e.Host.Plan(ctx, host.PlanRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, res := pushedMain(t)
 	// A second Studio with another place whose script holds what the apply wrote.
 	other := bridgetest.New(e.Plugin.Place().Clone())
 	other.PlaceName = "Other"
@@ -827,7 +826,7 @@ func TestUndoRefusesAnotherPlace(t *testing.T) {
 	}
 
 	// Two sessions and none named: the undo says so, with the sessions listed.
-	_, err = e.Host.Undo(ctx, host.UndoRequest{})
+	_, err := e.Host.Undo(ctx, host.UndoRequest{})
 	ce := mustCode(t, err, errcode.StudioAmbiguous)
 	if ce.Details["sessions"] == nil {
 		t.Errorf("ambiguous undo details = %v, want the sessions", ce.Details)

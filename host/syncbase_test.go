@@ -182,12 +182,18 @@ func TestDriftBlocksAStagedProjectFile(t *testing.T) {
 // apply did not carry out (a Studio edit, a script added in Studio, both skipped) is
 // not what Studio held in step with disk: once HEAD moves, they stay Studio's work
 // (pulls), never pushed over or deleted.
+// studioWork edits Main and adds a script Work in Studio.
+func studioWork(t *testing.T, h *host.Host) {
+	t.Helper()
+	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio work')\n"
+		local s = Instance.new("ModuleScript") s.Name = "Work" s.Source = "return 'studio only'\n" s.Parent = game.ReplicatedStorage.Shared`)
+}
+
 func TestBaseMovedAfterSkippedChanges(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h, ctx := e.host, context.Background()
 	mustPlan(t, h, nil)
-	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio work')\n"
-		local s = Instance.new("ModuleScript") s.Name = "Work" s.Source = "return 'studio only'\n" s.Parent = game.ReplicatedStorage.Shared`)
+	studioWork(t, h)
 	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a2'\n")
 	d := mustPlan(t, h, map[string]string{
 		"ReplicatedStorage/Shared/A":    "disk_changed/push",
@@ -217,8 +223,7 @@ func TestBaseMovedAfterAnUndo(t *testing.T) {
 	e := startEmulated(t, deltaProject, nil)
 	h, ctx := e.host, context.Background()
 	mustPlan(t, h, nil)
-	mustExec(t, h, `game.ServerScriptService.Main.Source = "print('studio work')\n"
-		local s = Instance.new("ModuleScript") s.Name = "Work" s.Source = "return 'studio only'\n" s.Parent = game.ReplicatedStorage.Shared`)
+	studioWork(t, h)
 	d := mustPlan(t, h, map[string]string{
 		"ServerScriptService/Main":      "studio_changed/pull",
 		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
