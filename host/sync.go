@@ -496,9 +496,12 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 			// none with the id given) says more, with the sessions listed.
 			return noSession
 		}
-		if err == nil {
-			// Disk, Studio or both hold something else than after the apply or the
-			// plan that found them in step: the next plans decide by the table.
+		switch errcode.Of(err) {
+		case errcode.PreconditionFailed, errcode.NotFound, errcode.StudioNotConnected, errcode.StudioAmbiguous:
+			// refused before anything was written
+		default:
+			// Disk, Studio or both may hold something else than after the apply or
+			// the plan that found them in step: the next plans decide by the table.
 			h.places.forgetInStep()
 		}
 		return err
