@@ -2,6 +2,7 @@ package host
 
 import (
 	"io/fs"
+	"slices"
 
 	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/project"
@@ -24,6 +25,15 @@ func filesOf(c *computed, fsys fs.FS, t *texts) map[string]string {
 	laidOut := 0
 	for _, ch := range c.plan.Changes {
 		switch {
+		case ch.PatchType == plan.Edit && ch.FsPath != "" && ch.Direction != plan.Push && ch.Disk != nil && ch.Studio != nil &&
+			!slices.Contains(ch.Fields, "Source") && laidOut < maxNewFiles:
+			// Properties only: a pull may write them in another file than the
+			// instance's own (a script's meta file).
+			laidOut++
+			ops, err := project.PullEdit(c.disk, fsys, ch.Disk, ch.Studio, ch.Fields)
+			if err == nil && len(ops) > 0 && ops[0].Path != ch.FsPath {
+				out[ch.ID] = ops[0].Path
+			}
 		case ch.FsPath != "":
 		case ch.PatchType == plan.Edit && ch.Disk != nil && ch.Disk.ProjectFile() != "":
 			out[ch.ID] = ch.Disk.ProjectFile()

@@ -108,8 +108,9 @@ type PlanRequest struct {
 	TTL time.Duration `json:"ttl,omitempty"`
 	// Sources adds each script change's disk, Studio and base text (for --diff).
 	Sources bool `json:"sources,omitempty"`
-	// Files adds the file a pull writes where a change's fsPath names none (for
-	// people: the plan's fsPath names only the file an instance comes from).
+	// Files adds the file a pull writes where a change's fsPath names none, or
+	// another (for people: the plan's fsPath names only the file an instance comes
+	// from).
 	Files bool `json:"files,omitempty"`
 }
 
@@ -137,8 +138,9 @@ type PlanData struct {
 	Changes      []*plan.Change           `json:"changes"`
 	Sources      map[string]ChangeSources `json:"sources,omitempty"`
 	// Files maps change ids to the file a pull writes where their fsPath names
-	// none: the file it creates for an instance only Studio has, the project file
-	// of an instance one declares (PlanRequest.Files).
+	// none, or another: the file it creates for an instance only Studio has, the
+	// project file of an instance one declares, the meta file that keeps a script's
+	// properties (PlanRequest.Files).
 	Files map[string]string `json:"files,omitempty"`
 	// Guards is what the guards over the decision table held back (place_changed,
 	// mass_delete, duplicate_name); absent when none did.

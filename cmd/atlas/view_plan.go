@@ -165,10 +165,14 @@ func renderPlan(w io.Writer, d *host.PlanData, v planView) {
 			dir, chosen = ch, true
 		}
 		e := effectOf(dir, c.PatchType, c.Path, c.FsPath)
-		if f, ok := d.Files[c.ID]; ok && c.FsPath == "" && e.side != sideStudio {
-			e.target = f // the file a pull creates
-			if c.PatchType == plan.Edit {
+		if f, ok := d.Files[c.ID]; ok && e.side != sideStudio {
+			switch {
+			case c.FsPath != "":
+				e.target = f // the file a pull of properties writes (a meta file)
+			case c.PatchType == plan.Edit:
 				e.target = c.Path + " in " + f // the project file that declares it
+			default:
+				e.target = f // the file a pull creates
 			}
 		}
 		groups[e.side] = append(groups[e.side], item{c, e, chosen})
