@@ -83,7 +83,8 @@ func TestScriptOverTheFrameLimit(t *testing.T) {
 
 	// Too big to push: refused before anything is sent, no transaction left open.
 	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", huge)
-	d = mustPlan(t, e.Host, map[string]string{"ServerScriptService/Main": "both_changed/"})
+	// (Studio still holds the text the last apply wrote: disk's edit, a push.)
+	d = mustPlan(t, e.Host, map[string]string{"ServerScriptService/Main": "disk_changed/push"})
 	before := snapshotWorld(t, e)
 	_, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken,
 		Overrides: []apply.Override{{ID: d.Changes[0].ID, Direction: plan.Push}}})

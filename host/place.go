@@ -57,6 +57,9 @@ type places struct {
 	// inSync is, by session id, what Studio was last known to hold in step with
 	// disk (syncBase); sessions gone are let go.
 	inSync map[string]inStepAt
+	// undoable is, by transaction id, the in-step state before the latest applies.
+	undoable  map[string]beforeApply
+	undoOrder []string
 }
 
 // inStepAt is what Studio was last known to hold in step with disk: its instances
@@ -65,10 +68,26 @@ type places struct {
 type inStepAt struct {
 	commit string
 	find   func(id string) *dom.Instance
+	// tx is the transaction whose apply recorded it ("" for a plan).
+	tx string
 }
 
+// beforeApply is what a session's in-step state held, before an apply, for the
+// instances the apply changed (nil: none then), so that an undo of that apply can put
+// it back.
+type beforeApply struct {
+	session string
+	prev    inStepAt
+	ids     map[string]*dom.Instance
+}
+
+// maxBeforeApply bounds places.undoable: the applies that can still be undone with
+// their in-step state put back (each holds only the instances it changed).
+const maxBeforeApply = 16
+
 func newPlaces(stateDir string) *places {
-	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{}}
+	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
+		undoable: map[string]beforeApply{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -130,15 +149,61 @@ func (p *places) inStep(session, commit string, find func(id string) *dom.Instan
 			delete(p.inSync, id) // a session gone: its trees are let go
 		}
 	}
-	p.inSync[session] = inStepAt{commit, find}
+	p.inSync[session] = inStepAt{commit: commit, find: find}
 }
 
-// forgetInStep lets go of what every session's Studio was known to hold in step with
-// disk: an undo changed one side or both, so none of it holds any more.
-func (p *places) forgetInStep() {
+// applied records what an apply (transaction tx, changing the instances ids) left the
+// session's Studio holding in step with disk, keeping, for an undo of it, what the
+// state before held for those instances.
+func (p *places) applied(session, tx, commit string, find func(id string) *dom.Instance, ids []string, live map[string]bool) {
+	p.mu.Lock()
+	prev, had := p.inSync[session]
+	p.mu.Unlock()
+	if had && prev.find != nil {
+		b := beforeApply{session: session, prev: prev, ids: make(map[string]*dom.Instance, len(ids))}
+		for _, id := range ids {
+			b.ids[id] = prev.find(id)
+		}
+		p.mu.Lock()
+		p.undoable[tx] = b
+		p.undoOrder = append(p.undoOrder, tx)
+		if len(p.undoOrder) > maxBeforeApply {
+			delete(p.undoable, p.undoOrder[0])
+			p.undoOrder = p.undoOrder[1:]
+		}
+		p.mu.Unlock()
+	}
+	p.inStep(session, commit, find, live)
+	p.mu.Lock()
+	if at, ok := p.inSync[session]; ok {
+		at.tx = tx
+		p.inSync[session] = at
+	}
+	p.mu.Unlock()
+}
+
+// undone puts back, after an undo of transaction tx, the in-step state from before
+// its apply, where the state is still the one that apply left; every other state is
+// let go (the undo changed one side or both): plans then decide by the table.
+func (p *places) undone(tx string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	b, ok := p.undoable[tx]
+	delete(p.undoable, tx)
+	var keep *inStepAt
+	if cur, has := p.inSync[b.session]; ok && has && cur.tx == tx {
+		after, ids := cur.find, b.ids
+		keep = &inStepAt{commit: b.prev.commit, find: func(id string) *dom.Instance {
+			if x, changed := ids[id]; changed {
+				return x
+			}
+			return after(id)
+		}}
+	}
 	clear(p.inSync)
+	if keep != nil {
+		p.inSync[b.session] = *keep
+	}
 }
 
 // syncBase returns what the session's Studio was last known to hold in step with

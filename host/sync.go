@@ -138,7 +138,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	in.Writable = h.writable(ctx, &computed{disk: disk, studio: studio, base: b, session: s}, foldCase)
 	if b != nil && baseRev == "" {
 		// Against HEAD only: a base asked for is the base meant.
-		if at := h.places.syncBase(s.Info()); at.find != nil && at.commit != b.commit {
+		if at := h.places.syncBase(s.Info()); at.find != nil {
 			// What Studio held then, instance by instance.
 			in.InStep = func() *plan.InStep { return &plan.InStep{Commit: at.commit, Find: at.find} }
 		}
@@ -348,7 +348,11 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 		}
 		if err == nil && recomputed != nil && recomputedStudio != nil && len(res.Applied) > 0 {
 			// Recorded under the Studio lock: the next plan decides against it.
-			h.places.inStep(s.Info().ID, recomputed.BaseCommit, afterApply(recomputed, recomputedStudio, res.Applied), liveSessions(h))
+			ids := make([]string, len(res.Applied))
+			for i, a := range res.Applied {
+				ids[i] = a.ID
+			}
+			h.places.applied(s.Info().ID, res.TxID, recomputed.BaseCommit, afterApply(recomputed, recomputedStudio, res.Applied), ids, liveSessions(h))
 		}
 		return err
 	})
@@ -501,8 +505,13 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 			// refused before anything was written
 		default:
 			// Disk, Studio or both may hold something else than after the apply or
-			// the plan that found them in step: the next plans decide by the table.
-			h.places.forgetInStep()
+			// the plan that found them in step: what they held in step before the
+			// apply is put back where known; else the next plans decide by the table.
+			if res != nil {
+				h.places.undone(res.TxID)
+			} else {
+				h.places.undone("")
+			}
 		}
 		return err
 	})

@@ -242,3 +242,40 @@ func TestBaseMovedAfterAnUndo(t *testing.T) {
 		"ReplicatedStorage/Shared/Work": "new_in_studio/pull",
 	})
 }
+
+// A synced disk edit thrown away with git (a restore, a stash, a reset to HEAD) moves
+// disk back while HEAD stays: Studio still holds what the apply wrote, so the change is
+// disk's and is pushed, never pulled back over the restore.
+func TestDiskRestoredAfterThePush(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'experiment'\n")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/B": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, e.dir, "checkout", "--", "src/shared/B.luau")
+	d = mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/B": "disk_changed/push"})
+	if !strings.Contains(warningsOf(d), "disk moved back since Studio was last in step") {
+		t.Errorf("warnings = %q, want disk's move back said", d.Warnings)
+	}
+}
+
+// An undo of a push made after a checkout puts Studio back as it was in step before:
+// the branch's file is still disk's, pushed again, never pulled over by the old one.
+func TestUndoOfAPushAfterACheckout(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustPlan(t, h, nil)
+	hosttest.Git(t, e.dir, "checkout", "-qb", "side")
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'side'\n")
+	hosttest.Git(t, e.dir, "commit", "-qam", "side")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+}

@@ -131,8 +131,9 @@ func TestTextsLetGoAreReadBack(t *testing.T) {
 	hosttest.Write(t, e.dir, "src/shared/B.luau", "return 'disk b'\n")
 	d = planned(host.PlanRequest{})
 	b := change(d, "ReplicatedStorage/Shared/B")
-	if b.Direction != "" || b.StudioHash == "" {
-		t.Fatalf("B = %+v, want a conflict", b)
+	// Studio still holds the text the pull took: the disk edit since is a push.
+	if b.Direction != plan.Push || b.Reason != plan.DiskChanged || b.StudioHash == "" {
+		t.Fatalf("B = %+v, want disk's edit pushed", b)
 	}
 	h.Idle()
 	pushedAndUndone("the text only Studio had", "game.ReplicatedStorage.Shared.B", "return 'disk b'\n", "return 'studio b'\n",

@@ -114,7 +114,11 @@ func (c *computer) rebase(p *Plan) {
 			held++
 		}
 	}
-	if pushed+held > 0 {
+	switch {
+	case pushed+held == 0:
+	case then.Commit == c.in.BaseCommit:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("disk moved back since Studio was last in step with the project (a restore, a stash or a reset of files synced since %s); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), pushed, held))
+	default:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since Studio was last in step with the project (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), shortCommit(c.in.BaseCommit), pushed, held))
 	}
 }
