@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -133,4 +135,23 @@ func TestPullsIntoOneProjectFile(t *testing.T) {
 		}
 	}
 	mustPlan(t, h, nil)
+}
+
+// A rename in Studio to a name no file can take is a deletion and a Studio-only
+// instance the files cannot take: the deletion is held back with it, so that an apply
+// never deletes the file and writes nothing in its place.
+func TestRenameToANameNoFileCanTake(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustExec(t, h, `game.ReplicatedStorage.Shared.B.Name = "B/v2"`)
+	d := mustPlan(t, h, map[string]string{
+		"ReplicatedStorage/Shared/B":    "rename_unwritable/",
+		"ReplicatedStorage/Shared/B/v2": "unsafe_name/",
+	})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, SkipUnresolved: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "src/shared/B.luau")); err != nil {
+		t.Errorf("B.luau after the apply: %v, want it kept", err)
+	}
 }

@@ -304,6 +304,27 @@ func (c *computer) guardUnwritable(p *Plan, g *Guards) {
 		hold(ch, r.Reason)
 		g.Unwritable = append(g.Unwritable, Unwritable{ID: ch.ID, Path: ch.Path, FsPath: ch.FsPath, Refusal: r})
 	}
+	// A Studio-only instance the files cannot take, beside a deletion in Studio of
+	// one of its class: maybe one rename (to a name no file can have, or that a file
+	// holds), whose pull would delete the old file and write nothing.
+	held := map[[2]string]string{} // parent id and class → the held instance's path
+	for _, ch := range pulls {
+		if _, ok := refused[ch.ID]; ok && ch.PatchType == Remove && ch.Studio != nil && ch.Studio.Parent != nil {
+			held[[2]string{ch.Studio.Parent.ID, ch.Studio.ClassName}] = ch.Path
+		}
+	}
+	for _, ch := range pulls {
+		if ch.Direction != Pull || ch.PatchType != Add || ch.Disk == nil || ch.Disk.Parent == nil {
+			continue
+		}
+		other, ok := held[[2]string{ch.Disk.Parent.ID, ch.Disk.ClassName}]
+		if !ok {
+			continue
+		}
+		hold(ch, RenameUnwritable)
+		g.Unwritable = append(g.Unwritable, Unwritable{ID: ch.ID, Path: ch.Path, FsPath: ch.FsPath, Refusal: Refusal{Reason: RenameUnwritable,
+			Message: fmt.Sprintf("deleted in Studio beside %s, which the files cannot take: maybe a rename, whose pull would delete %s and write nothing in its place; rename it in Studio to a name a file can have, or push to put it back", other, ch.FsPath)}})
+	}
 	if n := len(g.Unwritable); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) made in Studio cannot be written to the project's files as they are: left unresolved, each with its reason (data.guards.unwritable says why and what to do); push to undo them in Studio, or skip", n))
 	}

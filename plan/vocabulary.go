@@ -91,6 +91,11 @@ const (
 	// many: together they would remove a whole mapped folder, or more of the base's
 	// files than the thresholds of MassDelete allow.
 	StudioMassDelete Reason = "studio_mass_delete"
+	// RenameUnwritable: a deletion in Studio (a pull, deleting the file) of an
+	// instance beside a Studio-only one of the same class that the files cannot
+	// take (Guards.Unwritable): together they may be a rename in Studio, and the
+	// pull would delete the file without writing the new one.
+	RenameUnwritable Reason = "rename_unwritable"
 	// MergeConflict: a push or a pull of an instance whose file git holds in
 	// conflict (a merge, rebase, cherry-pick or stash apply stopped on it): the
 	// file may hold conflict markers, and Studio would get them, or the pull
