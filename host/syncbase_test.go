@@ -279,3 +279,24 @@ func TestUndoOfAPushAfterACheckout(t *testing.T) {
 	}
 	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
 }
+
+// A file new since the base, pushed, then deleted in Studio: Studio's deletion, left
+// for a decision (never created there again by default), and drift reports it.
+func TestNewFileDeletedInStudioAfterThePush(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	hosttest.Write(t, e.dir, "src/shared/Local.luau", "return 'local'\n")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/Local": "new_on_disk/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, h, `game.ReplicatedStorage.Shared.Local:Destroy()`)
+	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/Local": "deleted_in_studio/"})
+	drift, err := h.Drift(ctx, host.DriftRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(drift.Changes) != 1 || drift.Changes[0].Path != "ReplicatedStorage/Shared/Local" {
+		t.Errorf("drift = %+v, want Local's deletion", drift.Changes)
+	}
+}

@@ -84,7 +84,9 @@ func (c *computer) rebase(p *Plan) {
 	var then *InStep
 	pushed, held := 0, 0
 	for i, ch := range p.Changes {
-		if !ch.Reason.StudioMoved() {
+		// (A file new since the base that Studio had in step and deleted since is
+		// Studio's deletion, not a file to create there again.)
+		if !ch.Reason.StudioMoved() && ch.Reason != NewOnDisk {
 			continue
 		}
 		if then == nil {
@@ -106,6 +108,13 @@ func (c *computer) rebase(p *Plan) {
 			continue
 		}
 		switch again := r.changes[0]; {
+		case ch.Reason == NewOnDisk:
+			if again.Reason == DeletedInStudio || again.Reason == DeleteEditConflict {
+				// Never turned toward Studio's side: left for a decision.
+				hold(again, again.Reason)
+				p.Changes[i] = again
+				held++
+			}
 		case again.Direction == Push:
 			p.Changes[i] = again
 			pushed++
