@@ -267,6 +267,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			res.Warnings = append(res.Warnings, f.Path+" changed while the undo ran and was left as it is")
 		}
 	}
+	if n := len(res.Manual); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d instance(s) the transaction removed from Studio are not rebuilt by an undo (data.manual lists them): Ctrl+Z in Studio restores them", n))
+	}
 	r.State = stateUndone
 	if err := r.saveState(); err != nil {
 		return nil, err

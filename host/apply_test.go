@@ -933,3 +933,34 @@ func TestUndoRestoresADeletedFilesMode(t *testing.T) {
 		t.Errorf("Util.luau came back with mode %v, want -rwxr-x---", info.Mode().Perm())
 	}
 }
+
+// An undo does not rebuild what its transaction removed from Studio: it lists it in
+// manual and says so in a warning, for an agent that reads no docs.
+func TestUndoListsWhatItCannotRebuild(t *testing.T) {
+	ctx := context.Background()
+	e := hosttest.Start(t, nil, nil)
+	if err := os.Remove(filepath.Join(e.Dir, "src/shared/Util.luau")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Host.Plan(ctx, host.PlanRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var over []apply.Override
+	for _, c := range d.Changes {
+		over = append(over, apply.Override{ID: c.ID, Direction: "push"})
+	}
+	if _, err := e.Host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken, Overrides: over}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.Host.Undo(ctx, host.UndoRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Manual) != 1 || u.Manual[0] != "ReplicatedStorage/Shared/Util" {
+		t.Errorf("manual = %v, want Util", u.Manual)
+	}
+	if !strings.Contains(strings.Join(u.Warnings, "\n"), "not rebuilt by an undo") {
+		t.Errorf("warnings = %q, want what was not rebuilt said", u.Warnings)
+	}
+}
