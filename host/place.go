@@ -74,7 +74,7 @@ type inStepAt struct {
 
 // beforeApply is what a session's in-step state held, before an apply, for the
 // instances the apply changed (nil: none then), so that an undo of that apply can put
-// it back.
+// it back. They are copies of the subtrees, so that the trees they were in are let go.
 type beforeApply struct {
 	session string
 	prev    inStepAt
@@ -162,7 +162,11 @@ func (p *places) applied(session, tx, commit string, find func(id string) *dom.I
 	if had && prev.find != nil {
 		b := beforeApply{session: session, prev: prev, ids: make(map[string]*dom.Instance, len(ids))}
 		for _, id := range ids {
-			b.ids[id] = prev.find(id)
+			var x *dom.Instance
+			if was := prev.find(id); was != nil {
+				x = was.Clone() // detached: the old tree is let go
+			}
+			b.ids[id] = x
 		}
 		p.mu.Lock()
 		p.undoable[tx] = b
