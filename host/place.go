@@ -77,13 +77,13 @@ type inStepAt struct {
 // it back. They are copies of the subtrees, so that the trees they were in are let go.
 type beforeApply struct {
 	session string
-	prev    inStepAt
+	commit  string // the state's base commit (its tree is not kept)
 	ids     map[string]*dom.Instance
 }
 
 // maxBeforeApply bounds places.undoable: the applies that can still be undone with
 // their in-step state put back (each holds only the instances it changed).
-const maxBeforeApply = 16
+const maxBeforeApply = 4
 
 func newPlaces(stateDir string) *places {
 	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
@@ -160,11 +160,17 @@ func (p *places) applied(session, tx, commit string, find func(id string) *dom.I
 	prev, had := p.inSync[session]
 	p.mu.Unlock()
 	if had && prev.find != nil {
-		b := beforeApply{session: session, prev: prev, ids: make(map[string]*dom.Instance, len(ids))}
+		b := beforeApply{session: session, commit: prev.commit, ids: make(map[string]*dom.Instance, len(ids))}
 		for _, id := range ids {
 			var x *dom.Instance
 			if was := prev.find(id); was != nil {
 				x = was.Clone() // detached: the old tree is let go
+				x.Walk(func(y *dom.Instance) bool {
+					if y.IsScript() && y.SourceHash != "" {
+						dom.DropProperty(y, "Source") // compared by hash: no text kept
+					}
+					return true
+				})
 			}
 			b.ids[id] = x
 		}
@@ -197,7 +203,7 @@ func (p *places) undone(tx string) {
 	var keep *inStepAt
 	if cur, has := p.inSync[b.session]; ok && has && cur.tx == tx {
 		after, ids := cur.find, b.ids
-		keep = &inStepAt{commit: b.prev.commit, find: func(id string) *dom.Instance {
+		keep = &inStepAt{commit: b.commit, find: func(id string) *dom.Instance {
 			if x, changed := ids[id]; changed {
 				return x
 			}
