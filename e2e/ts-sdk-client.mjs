@@ -140,7 +140,8 @@ try {
     const env = res.structuredContent;
     if (!env || env.schemaVersion !== 1) fail(`run_code of ${mb} MB: structuredContent is not the envelope`);
     report.calls.push({ name: "run_code", ok: env.ok, code: env.errors[0]?.code ?? null });
-    return { ok: env.ok, code: env.errors[0]?.code ?? null, printed: (env.data?.output ?? []).reduce((n, l) => n + l.text.length, 0), text: res.content?.[0]?.text?.length ?? 0 };
+    return { ok: env.ok, code: env.errors[0]?.code ?? null, printed: (env.data?.output ?? []).reduce((n, l) => n + l.text.length, 0), text: res.content?.[0]?.text?.length ?? 0,
+      ran: env.errors[0]?.details?.result?.success ?? null, message: env.errors[0]?.message ?? "" };
   };
   report.bigOutput = await sized(6);
   report.hugeOutput = await sized(9);

@@ -237,6 +237,18 @@ type ExecData struct {
 	Session SessionData  `json:"session"`
 }
 
+// Gist is what a caller needs of d when the whole does not fit where it goes (a
+// client's message size): that the code ran, whether it failed, and how much it
+// printed and returned.
+func (d *ExecData) Gist() map[string]any {
+	errText := d.Error
+	if len(errText) > 1024 {
+		errText = errText[:1024] + "…"
+	}
+	return map[string]any{"success": d.Success, "error": errText, "outputLines": len(d.Output),
+		"returns": len(d.Returns), "sessionId": d.Session.ID}
+}
+
 // DriftRequest asks for Studio drift.
 type DriftRequest struct {
 	SessionID string   `json:"sessionId,omitempty"`
