@@ -320,3 +320,46 @@ func TestAtlasSyncFastfailUnwritable(t *testing.T) {
 		t.Error("the folder was written")
 	}
 }
+
+// atlas_sync fastfail with same-named siblings changed in Studio, and a pull asked for
+// one of them: no override pulls them; the refusal says why, names the siblings, and
+// points to renaming them in Studio (not to reading the script, which changes nothing).
+func TestAtlasSyncFastfailDuplicates(t *testing.T) {
+	e, cs := connect(t, nil)
+	e.Plugin.Edit(func(root *bridgetest.Node) {
+		shared := root.Child("ReplicatedStorage").Child("Shared")
+		twin := shared.Child("Util").Clone()
+		twin.SetSource("return 'twin'\n")
+		shared.Children = append(shared.Children, twin)
+	})
+	plan, se := call(t, cs, "sync_plan", map[string]any{})
+	if plan.IsError {
+		t.Fatalf("sync_plan: %+v", se.Errors)
+	}
+	var data struct {
+		Changes []struct{ ID, Reason string } `json:"changes"`
+	}
+	if err := json.Unmarshal(se.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, ch := range data.Changes {
+		if ch.Reason == "duplicate_name" {
+			ids = append(ids, ch.ID)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatalf("no duplicate_name change in %s", se.Data)
+	}
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": []map[string]any{{"id": ids[0], "direction": "pull"}}})
+	if !res.IsError || code(se) != "E_UNRESOLVED" {
+		t.Fatalf("fastfail with duplicates: isError=%v %+v", res.IsError, se.Errors)
+	}
+	det := se.Errors[0].Details
+	if !strings.Contains(se.Errors[0].Message, "share their name") || det["duplicates"] == nil {
+		t.Errorf("refusal = %q %v, want the same-named siblings said", se.Errors[0].Message, det)
+	}
+	if next := fmt.Sprint(det["nextActions"]); next != "[rename_in_studio skip_unresolved]" {
+		t.Errorf("nextActions = %s, want rename_in_studio, skip_unresolved", next)
+	}
+}

@@ -222,6 +222,13 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 				next = []errcode.NextAction{errcode.NextPassOverride, errcode.NextSkipUnresolved}
 			}
 		}
+		if dups := duplicatesOf(p, out.Unresolved); len(dups) > 0 && len(dups) == len(out.Unresolved) {
+			// Same-named siblings: no file tells them apart, so no override pulls
+			// them; reading Studio's script does not help either.
+			e = errcode.New(errcode.Unresolved, "%d change(s) are of instances that share their name with siblings in Studio (details.duplicates): no file can tell them apart, so none is pulled, even with an override; rename them in Studio, or push or skip them; nothing was applied", len(dups)).
+				With("duplicates", dups)
+			next = []errcode.NextAction{errcode.NextRenameInStudio, errcode.NextSkipUnresolved}
+		}
 		return out, e.Reason(errcode.ReasonFastfailUnresolved, next...).
 			With("ids", out.Unresolved).With("failures", out.Failures)
 	}
@@ -266,6 +273,20 @@ func Unresolved(p *host.PlanData, overrides []apply.Override) []string {
 		}
 	}
 	return ids
+}
+
+// duplicatesOf returns the same-named instances (plan.Guards.Duplicates) among ids.
+func duplicatesOf(p *host.PlanData, ids []string) []plan.Duplicate {
+	if p.Guards == nil {
+		return nil
+	}
+	var out []plan.Duplicate
+	for _, d := range p.Guards.Duplicates {
+		if slices.Contains(ids, d.ID) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // unwritableOf returns the plan's pulls held back as unwritable among ids.
