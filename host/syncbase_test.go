@@ -256,7 +256,7 @@ func TestDiskRestoredAfterThePush(t *testing.T) {
 	}
 	hosttest.Git(t, e.dir, "checkout", "--", "src/shared/B.luau")
 	d = mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/B": "disk_changed/push"})
-	if !strings.Contains(warningsOf(d), "disk moved back since Studio was last in step") {
+	if !strings.Contains(warningsOf(d), "disk moved since Studio was last in step") {
 		t.Errorf("warnings = %q, want disk's move back said", d.Warnings)
 	}
 }

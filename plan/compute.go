@@ -72,11 +72,13 @@ func Compute(in Input) *Plan {
 
 // rebase decides again, against what Studio was last known to hold in step with
 // disk (Input.InStep), the changes the table gives to Studio. Where Studio still
-// holds that version and disk does not, the difference is disk's, which moved since
-// with the base (a commit made before syncing, a checkout, a reset): the change is
-// pushed. Where both sides moved since, it is unresolved: a pull would write
-// Studio's version over disk work committed since. It never turns a change toward
-// Studio's side.
+// holds that version and disk does not, the difference is disk's, which moved since:
+// with the base (a commit made before syncing, a checkout, a reset), back to it (a
+// restore, a stash), or on from a text only Studio and the last sync had. The change
+// is pushed. Where both sides moved since, it is unresolved: a pull would write
+// Studio's version over disk's work. A file new since the base that Studio had in
+// step and deleted since is left for a decision, not created there again. It never
+// turns a change toward Studio's side.
 func (c *computer) rebase(p *Plan) {
 	if c.in.InStep == nil || c.in.Base == nil {
 		return
@@ -126,7 +128,7 @@ func (c *computer) rebase(p *Plan) {
 	switch {
 	case pushed+held == 0:
 	case then.Commit == c.in.BaseCommit:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("disk moved back since Studio was last in step with the project (a restore, a stash or a reset of files synced since %s); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), pushed, held))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("disk moved since Studio was last in step with it at %s (an edit, a restore, a stash or a reset of synced files); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), pushed, held))
 	default:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the base moved since Studio was last in step with the project (%s then, %s now: a commit, a checkout or a reset); %d change(s) where Studio still holds its version then are pushed, and %d where both sides moved since are left unresolved", shortCommit(then.Commit), shortCommit(c.in.BaseCommit), pushed, held))
 	}
