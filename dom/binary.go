@@ -48,6 +48,9 @@ const internMax = 128
 type Encoder struct {
 	buf  []byte
 	strs map[string]uint64
+	// HashedSources leaves out the Source of scripts whose text is known by its hash
+	// (SourceHash or RawHash): for a record of what a tree held, compared by hash.
+	HashedSources bool
 }
 
 // Bytes returns what was written.
@@ -225,8 +228,19 @@ func (e *Encoder) Instance(i *Instance) error {
 	e.String(i.SourceHash)
 	e.String(i.RawHash)
 	e.String(i.Handle)
-	e.Uvarint(uint64(len(i.Properties)))
+	skip := ""
+	if e.HashedSources && (i.SourceHash != "" || i.RawHash != "") && i.Properties.Get("Source") != nil {
+		skip = "Source"
+	}
+	n := len(i.Properties)
+	if skip != "" {
+		n--
+	}
+	e.Uvarint(uint64(n))
 	for name, v := range i.Properties.All() {
+		if name == skip {
+			continue
+		}
 		e.String(name)
 		if err := e.Value(v); err != nil {
 			return fmt.Errorf("%s.%s: %w", i.Name, name, err)

@@ -205,6 +205,7 @@ func (h *Host) idle() (freed bool) {
 	_ = h.studio.useInBackground(h.ctx, func(_ context.Context, snaps *snapshots) error {
 		h.disk.writeDueIndex()
 		h.disk.saveBase()
+		h.saveInStep()
 		freed = h.dropTexts(snaps) > 0
 		if repo := h.bases.openedRepo(); repo != nil && repo.DropObjectCache() {
 			freed = true

@@ -60,6 +60,13 @@ type places struct {
 	// undoable is, by transaction id, the in-step state before the latest applies.
 	undoable  map[string]beforeApply
 	undoOrder []string
+
+	// The in-step states kept in the state dir for the next host (instepstate.go).
+	dir      string
+	dirty    bool                    // inSync changed since the last save
+	fileRead bool                    // the file was read (or is not to be: an undo since)
+	fromFile map[string]*savedInStep // by session: records no session has taken yet
+	hello    map[string]string       // by session: the marker its hello said
 }
 
 // inStepAt is what Studio was last known to hold in step with disk: its instances
@@ -68,6 +75,15 @@ type places struct {
 type inStepAt struct {
 	commit string
 	find   func(id string) *dom.Instance
+	// each lists every id find gives an instance for (and may list others), for
+	// the state file; nil when the state is not to be kept there.
+	each func(fn func(id string))
+	// tree, when set, is the one tree find reads (a plan's disk tree): the same tree
+	// and commit are the same state, not saved again.
+	tree *dom.Instance
+	// usable, when set, says whether the state can be read (a record of the state
+	// file that turns out unreadable is no state at all).
+	usable func() bool
 	// tx is the transaction whose apply recorded it ("" for a plan).
 	tx string
 }
@@ -87,7 +103,7 @@ const maxBeforeApply = 4
 
 func newPlaces(stateDir string) *places {
 	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
-		undoable: map[string]beforeApply{}}
+		undoable: map[string]beforeApply{}, dir: stateDir, hello: map[string]string{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -139,23 +155,32 @@ func identity(last *PlaceRecord, placeID int64, marker string) plan.PlaceState {
 	return plan.PlaceUnknown
 }
 
-// inStep records what the session's Studio held when a plan or an apply against
-// commit left it known: find gives its instances by id.
-func (p *places) inStep(session, commit string, find func(id string) *dom.Instance, live map[string]bool) {
+// inStep records what the session's Studio held when a plan or an apply left it
+// known (at: the base commit then, and its instances by id).
+func (p *places) inStep(session string, at inStepAt, live map[string]bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id := range p.inSync {
 		if !live[id] {
 			delete(p.inSync, id) // a session gone: its trees are let go
+			delete(p.hello, id)
+			p.dirty = true
 		}
 	}
-	p.inSync[session] = inStepAt{commit: commit, find: find}
+	if cur, ok := p.inSync[session]; !ok || at.tree == nil || cur.tree != at.tree || cur.commit != at.commit {
+		p.dirty = true
+	}
+	p.inSync[session] = at
+	if _, ok := p.fromFile[session]; ok {
+		delete(p.fromFile, session) // superseded
+		p.dirty = true
+	}
 }
 
 // applied records what an apply (transaction tx, changing the instances ids) left the
 // session's Studio holding in step with disk, keeping, for an undo of it, what the
 // state before held for those instances.
-func (p *places) applied(session, tx, commit string, find func(id string) *dom.Instance, ids []string, live map[string]bool) {
+func (p *places) applied(session, tx string, at inStepAt, ids []string, live map[string]bool) {
 	p.mu.Lock()
 	prev, had := p.inSync[session]
 	p.mu.Unlock()
@@ -183,13 +208,8 @@ func (p *places) applied(session, tx, commit string, find func(id string) *dom.I
 		}
 		p.mu.Unlock()
 	}
-	p.inStep(session, commit, find, live)
-	p.mu.Lock()
-	if at, ok := p.inSync[session]; ok {
-		at.tx = tx
-		p.inSync[session] = at
-	}
-	p.mu.Unlock()
+	at.tx = tx
+	p.inStep(session, at, live)
 }
 
 // undone puts back, after an undo of transaction tx, the in-step state from before
@@ -202,18 +222,30 @@ func (p *places) undone(tx string) {
 	delete(p.undoable, tx)
 	var keep *inStepAt
 	if cur, has := p.inSync[b.session]; ok && has && cur.tx == tx {
-		after, ids := cur.find, b.ids
+		after, afterEach, ids := cur.find, cur.each, b.ids
 		keep = &inStepAt{commit: b.commit, find: func(id string) *dom.Instance {
 			if x, changed := ids[id]; changed {
 				return x
 			}
 			return after(id)
 		}}
+		if afterEach != nil {
+			keep.each = func(fn func(id string)) {
+				for id := range ids {
+					fn(id)
+				}
+				afterEach(fn)
+			}
+		}
 	}
 	clear(p.inSync)
 	if keep != nil {
 		p.inSync[b.session] = *keep
 	}
+	// What a previous host kept is older than this undo: never used now. The file
+	// goes at once (the next save writes what is kept).
+	p.fileRead, p.fromFile, p.dirty = true, nil, true
+	_ = os.Remove(inStepFile(p.dir))
 }
 
 // syncBase returns what the session's Studio was last known to hold in step with
@@ -222,6 +254,12 @@ func (p *places) undone(tx string) {
 func (p *places) syncBase(info bridge.SessionInfo) inStepAt {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	marker := p.markers[info.ID]
+	if marker == "" {
+		marker = info.PlaceMarker
+	}
+	p.hello[info.ID] = info.PlaceMarker
+	p.takeSavedLocked(info.ID, marker)
 	return p.inSync[info.ID]
 }
 

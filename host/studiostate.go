@@ -86,6 +86,7 @@ func (h *Host) saveStudio() {
 		return
 	}
 	defer func() { <-h.studio.sem }()
+	h.saveInStep()
 	started := time.Now()
 	if err := h.studio.save(studioStatePath(h.dir)); err != nil {
 		h.log.Warn("could not keep the Studio snapshot for the next host", "err", err)
@@ -103,5 +104,16 @@ func (h *Host) restoreStudio() {
 		h.log.Debug("Studio snapshot of the previous host read", "session", h.studio.session, "ms", time.Since(started).Milliseconds())
 	case !errors.Is(err, fs.ErrNotExist):
 		h.log.Debug("the previous host's Studio snapshot is not used", "err", err)
+	}
+}
+
+// saveInStep keeps what each session was last known to hold in step with disk for the
+// next host (instepstate.go); the caller holds the Studio lock.
+func (h *Host) saveInStep() {
+	started := time.Now()
+	if saved, err := h.places.saveInStep(); err != nil {
+		h.log.Warn("could not keep the in-step state for the next host", "err", err)
+	} else if saved {
+		h.log.Debug("in-step state kept", "ms", time.Since(started).Milliseconds())
 	}
 }

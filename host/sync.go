@@ -140,7 +140,12 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		// Against HEAD only: a base asked for is the base meant.
 		if at := h.places.syncBase(s.Info()); at.find != nil {
 			// What Studio held then, instance by instance.
-			in.InStep = func() *plan.InStep { return &plan.InStep{Commit: at.commit, Find: at.find} }
+			in.InStep = func() *plan.InStep {
+				if at.usable != nil && !at.usable() {
+					return nil
+				}
+				return &plan.InStep{Commit: at.commit, Find: at.find}
+			}
 		}
 	}
 	if p := h.plans.same(disk, studio, in); p != nil {
@@ -153,7 +158,13 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	if len(p.Changes) == 0 && b != nil && baseRev == "" {
 		// Studio holds what disk holds: this tree (trees are never changed in place).
 		idx := disk.Index()
-		h.places.inStep(s.Info().ID, b.commit, func(id string) *dom.Instance { return idx[id] }, liveSessions(h))
+		h.places.inStep(s.Info().ID, inStepAt{commit: b.commit, tree: disk.Root,
+			find: func(id string) *dom.Instance { return idx[id] },
+			each: func(fn func(id string)) {
+				for id := range idx {
+					fn(id)
+				}
+			}}, liveSessions(h))
 	}
 	h.plans.computed(disk, studio, in, p)
 	h.places.planned(s.Info().ID, p.Place)
@@ -352,7 +363,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			for i, a := range res.Applied {
 				ids[i] = a.ID
 			}
-			h.places.applied(s.Info().ID, res.TxID, recomputed.BaseCommit, afterApply(recomputed, recomputedStudio, res.Applied), ids, liveSessions(h))
+			h.places.applied(s.Info().ID, res.TxID, afterApply(recomputed, recomputedStudio, res.Applied), ids, liveSessions(h))
 		}
 		return err
 	})
@@ -394,7 +405,7 @@ func liveSessions(h *Host) map[string]bool {
 // sides in place of theirs (absent for a pushed deletion). A pull changed disk, not
 // Studio. A change the apply did not carry out is not in step: its base stands for
 // it (absent where the base has none).
-func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) func(id string) *dom.Instance {
+func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) inStepAt {
 	// Indexed when a plan first needs it (seldom), not on the apply's time.
 	before := sync.OnceValue(studio.Index)
 	over := map[string]*dom.Instance{}
@@ -443,12 +454,21 @@ func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) fun
 			ch.Disk.Walk(func(x *dom.Instance) bool { over[x.ID] = x; return true })
 		}
 	}
-	return func(id string) *dom.Instance {
-		if x, ok := over[id]; ok {
-			return x
-		}
-		return before()[id]
-	}
+	return inStepAt{commit: p.BaseCommit,
+		find: func(id string) *dom.Instance {
+			if x, ok := over[id]; ok {
+				return x
+			}
+			return before()[id]
+		},
+		each: func(fn func(id string)) {
+			for id := range over {
+				fn(id)
+			}
+			for id := range before() {
+				fn(id)
+			}
+		}}
 }
 
 // bigApply is the number of Studio ops and files from which an apply's garbage is

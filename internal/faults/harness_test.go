@@ -240,12 +240,14 @@ func pluginDir(t *testing.T) string {
 
 // emulator starts Studio (the emulator, a process of its own: it outlives a
 // killed host and reconnects to the next) from a place file, with a new session
-// id, and waits until it is connected.
-func (p *proj) emulator(place string) *proc {
+// id, and waits until it is connected. Flags are the emulator's (--keep: it
+// outlives a host that stops, too, as Studio does).
+func (p *proj) emulator(place string, flags ...string) *proc {
 	p.t.Helper()
 	dir := pluginDir(p.t)
-	pr := start(p.t, dir, os.Environ(), "node", filepath.Join(dir, "emulator", "run.mjs"),
-		"--url", fmt.Sprintf("ws://127.0.0.1:%d/plugin", p.port), "--place", place)
+	args := append([]string{filepath.Join(dir, "emulator", "run.mjs"),
+		"--url", fmt.Sprintf("ws://127.0.0.1:%d/plugin", p.port), "--place", place}, flags...)
+	pr := start(p.t, dir, os.Environ(), "node", args...)
 	p.waitFor("the emulator to connect", func() bool {
 		if pr.exited() {
 			p.t.Fatalf("the emulator exited: %v\n%s", pr.err, pr.output())

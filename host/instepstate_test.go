@@ -1,0 +1,171 @@
+package host
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/atlas-rbx/atlas/bridge"
+	"github.com/atlas-rbx/atlas/dom"
+)
+
+// inStepTree is a tree of folders and scripts, with texts and their hashes.
+func inStepTree(r *rand.Rand, n int) *dom.Instance {
+	root := dom.New("game", "DataModel")
+	all := []*dom.Instance{root}
+	for i := range n {
+		parent := all[r.IntN(len(all))]
+		var x *dom.Instance
+		if r.IntN(3) == 0 {
+			x = dom.New(fmt.Sprintf("F%d", i%7), "Folder")
+			x.Properties.Set("Archivable", dom.Bool(r.IntN(2) == 0))
+		} else {
+			x = dom.New(fmt.Sprintf("S%d", i%5), "ModuleScript")
+			x.Properties.Set("Source", dom.String(fmt.Sprintf("return %d\n", i)))
+			x.SourceHash = fmt.Sprintf("hash-%d", i)
+		}
+		parent.AddChild(x)
+		all = append(all, x)
+	}
+	root.AssignIDs()
+	return root
+}
+
+// sameInstance compares what a plan reads of an in-step instance: class, name, source
+// hash, properties but Source, and the same of every descendant.
+func sameInstance(a, b *dom.Instance) error {
+	if (a == nil) != (b == nil) {
+		return fmt.Errorf("%v vs %v", a, b)
+	}
+	if a == nil {
+		return nil
+	}
+	if a.ID != b.ID || a.Name != b.Name || a.ClassName != b.ClassName || a.SourceHash != b.SourceHash || len(a.Children) != len(b.Children) {
+		return fmt.Errorf("%s %s/%s %q: %s %s/%s %q", a.ID, a.Name, a.ClassName, a.SourceHash, b.ID, b.Name, b.ClassName, b.SourceHash)
+	}
+	for name, v := range a.Properties.All() {
+		if name != "Source" && !dom.Equal(v, b.Properties.Get(name)) {
+			return fmt.Errorf("%s.%s: %v vs %v", a.Name, name, v, b.Properties.Get(name))
+		}
+	}
+	if _, kept := b.Source(); kept && b.SourceHash != "" {
+		return fmt.Errorf("%s: a text kept", b.Name)
+	}
+	for i := range a.Children {
+		if err := sameInstance(a.Children[i], b.Children[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestInStepRecordRoundTrip: what encodeInStep writes of a state made as an apply
+// makes it (a tree, with some ids given another tree's subtree or none) reads back
+// as the same instance for every id, subtrees and all, with no script text.
+func TestInStepRecordRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		studio := inStepTree(r, 1+r.IntN(60))
+		disk := inStepTree(r, 1+r.IntN(60))
+		si, di := studio.Index(), disk.Index()
+		over := map[string]*dom.Instance{}
+		for id, x := range di {
+			switch r.IntN(6) {
+			case 0:
+				over[id] = x
+			case 1:
+				over[id] = nil
+			}
+		}
+		find := func(id string) *dom.Instance {
+			if x, ok := over[id]; ok {
+				return x
+			}
+			return si[id]
+		}
+		each := func(fn func(string)) {
+			for id := range over {
+				fn(id)
+			}
+			for id := range si {
+				fn(id)
+			}
+		}
+		var e dom.Encoder
+		e.HashedSources = true
+		if err := encodeInStep(&e, each, find); err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeInStep(e.Bytes())
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		ids := map[string]bool{}
+		each(func(id string) { ids[id] = true })
+		for id := range got {
+			ids[id] = true
+		}
+		for id := range ids {
+			if err := sameInstance(find(id), got[id]); err != nil {
+				t.Fatalf("round %d, id %s: %v", round, id, err)
+			}
+		}
+		if _, err := decodeInStep(e.Bytes()[:len(e.Bytes())-1]); err == nil {
+			t.Fatalf("round %d: a record cut short was read", round)
+		}
+	}
+}
+
+// TestInStepFileBySessionAndMarker: a record is taken by the session it was kept
+// for, with the same place marker, once; another marker's is forgotten; an undo
+// removes the file, and a record read before it is not used after.
+func TestInStepFileBySessionAndMarker(t *testing.T) {
+	dir := t.TempDir()
+	tree := inStepTree(rand.New(rand.NewPCG(3, 4)), 30)
+	idx := tree.Index()
+	keep := func(sessions ...string) {
+		t.Helper()
+		p := newPlaces(dir)
+		live := map[string]bool{}
+		for _, s := range sessions {
+			live[s] = true
+		}
+		for _, s := range sessions {
+			p.syncBase(bridge.SessionInfo{ID: s, PlaceMarker: "m-" + s})
+			p.inStep(s, inStepAt{commit: "c1", tree: tree, find: func(id string) *dom.Instance { return idx[id] },
+				each: func(fn func(string)) {
+					for id := range idx {
+						fn(id)
+					}
+				}}, live)
+		}
+		if _, err := p.saveInStep(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("s1", "s2")
+	p := newPlaces(dir)
+	if at := p.syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m-s1"}); at.find == nil || at.commit != "c1" {
+		t.Fatalf("s1 did not get its record: %+v", at)
+	} else if err := sameInstance(tree, at.find(tree.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if at := p.syncBase(bridge.SessionInfo{ID: "s2", PlaceMarker: "another place"}); at.find != nil {
+		t.Fatal("s2's record was taken by a place with another marker")
+	}
+	if at := p.syncBase(bridge.SessionInfo{ID: "s3"}); at.find != nil {
+		t.Fatal("a session with no record got one")
+	}
+
+	keep("s1")
+	p = newPlaces(dir)
+	p.undone("")
+	if _, err := os.Stat(filepath.Join(dir, inStepStateFile)); !os.IsNotExist(err) {
+		t.Fatalf("the file after an undo: %v", err)
+	}
+	if at := p.syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m-s1"}); at.find != nil {
+		t.Fatal("a record older than an undo was used")
+	}
+}
