@@ -44,3 +44,14 @@ func studioSyncable(className, prop string) bool {
 	// can name: kept inside model files, never compared.
 	return p.Scriptability == "ReadWrite" && p.Type.Name != "Ref"
 }
+
+// KnownProperty reports whether className.prop is one the reflection database lists
+// (or one the plugin reads its own way: Name, Source, Attributes, Tags).
+func KnownProperty(className, prop string) bool {
+	switch prop {
+	case "Name", "Source", "Attributes", "Tags":
+		return true
+	}
+	_, ok := reflection.LookupProperty(className, prop)
+	return ok
+}

@@ -358,3 +358,32 @@ func TestModelFileRefsAreNotCompared(t *testing.T) {
 	e := startEmulated(t, files, nil)
 	mustPlan(t, e.host, nil)
 }
+
+// TestEmulatorPropertyNoOneKnows: a property neither the reflection database nor
+// Studio knows (a place from a newer Studio, or a typo in a model file) that the
+// project sets is named in a warning and never a difference: Studio reads no value
+// for it, and no write could give it one. Without this, the first plan after
+// `init --from` such a place held a change that could be neither pushed nor pulled,
+// and drift reported it forever.
+func TestEmulatorPropertyNoOneKnows(t *testing.T) {
+	files := map[string]string{
+		"default.project.json": `{"name": "Unknown", "tree": {"$className": "DataModel",
+  "Workspace": {"$path": "src/ws"}}}`,
+		"src/ws/Mesh.model.json": `{"className": "Part", "properties": {"FooBarUnknown": {"String": "keep me"}, "Anchored": true}}`,
+	}
+	e := startEmulated(t, files, nil)
+	d := mustPlan(t, e.host, nil)
+	if w := warningsOf(d); !strings.Contains(w, "Part.FooBarUnknown") || !strings.Contains(w, "Workspace/Mesh") {
+		t.Errorf("warnings = %q, want Part.FooBarUnknown at Workspace/Mesh named", d.Warnings)
+	}
+	drift, err := e.host.Drift(context.Background(), host.DriftRequest{})
+	if err != nil || len(drift.Changes) != 0 {
+		t.Fatalf("drift = %+v, %v; want none", drift, err)
+	}
+	// The part's other properties are still Studio's to change.
+	mustExec(t, e.host, `workspace.Mesh.Anchored = false`)
+	d = mustPlan(t, e.host, map[string]string{"Workspace/Mesh": "studio_changed/pull"})
+	if got := d.Changes[0].Fields; len(got) != 1 || got[0] != "Anchored" {
+		t.Errorf("fields = %v, want Anchored alone", got)
+	}
+}

@@ -186,6 +186,9 @@ type result struct {
 	// unsyncable counts the disk's properties Studio's scripts cannot write, by
 	// "Class.Property"; nil when there are none.
 	unsyncable map[string]*seen
+	// unknown counts the disk's properties neither the reflection database nor
+	// Studio knows (Studio read none), by "Class.Property"; nil when there are none.
+	unknown map[string]*seen
 	// badDisk and badStudio are the paths of scripts whose Source is not UTF-8.
 	badDisk, badStudio []string
 	kids               []*result
@@ -207,21 +210,27 @@ func (into *result) add(r *result) {
 	for k, v := range r.unsyncable {
 		into.unsyncableAt(k, v.first, v.n)
 	}
+	for k, v := range r.unknown {
+		seenAt(&into.unknown, k, v.first, v.n)
+	}
 	into.badDisk = append(into.badDisk, r.badDisk...)
 	into.badStudio = append(into.badStudio, r.badStudio...)
 }
 
-func (into *result) unsyncableAt(key, path string, n int) {
-	if into.unsyncable == nil {
-		into.unsyncable = map[string]*seen{}
+func (into *result) unsyncableAt(key, path string, n int) { seenAt(&into.unsyncable, key, path, n) }
+
+// seenAt counts n more of key in *m, first at the least path.
+func seenAt(m *map[string]*seen, key, path string, n int) {
+	if *m == nil {
+		*m = map[string]*seen{}
 	}
-	if s := into.unsyncable[key]; s != nil {
+	if s := (*m)[key]; s != nil {
 		s.n += n
 		if path < s.first {
 			s.first = path
 		}
 	} else {
-		into.unsyncable[key] = &seen{first: path, n: n}
+		(*m)[key] = &seen{first: path, n: n}
 	}
 }
 
@@ -569,6 +578,12 @@ func (c *computer) edit(d, s, b *dom.Instance, into *result) {
 		if dv == nil || dom.Equal(dv, sv) {
 			// A property the project no longer sets is no longer managed: Atlas
 			// cannot reset it, so it is not a difference.
+			continue
+		}
+		if sv == nil && !dom.KnownProperty(s.ClassName, name) {
+			// Assumed syncable (a newer Studio may have it), but this Studio read
+			// none: it has no such property, and no write could give it one.
+			seenAt(&into.unknown, s.ClassName+"."+name, d.Path(), 1)
 			continue
 		}
 		var bv dom.Value

@@ -29,6 +29,19 @@ func (r *result) warnings() []string {
 		}
 		out = append(out, fmt.Sprintf("%s is set by the project (%s) but Studio's scripts cannot write it: Atlas leaves it out of comparisons and writes", k, where))
 	}
+	keys = keys[:0]
+	for k := range r.unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := r.unknown[k]
+		where := s.first
+		if s.n > 1 {
+			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
+		}
+		out = append(out, fmt.Sprintf("%s is set by the project (%s) but neither Atlas's reflection database nor this Studio knows it (Studio read no value): Atlas leaves it out of comparisons", k, where))
+	}
 	for _, side := range []struct {
 		name  string
 		paths []string
