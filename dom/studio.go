@@ -55,3 +55,9 @@ func KnownProperty(className, prop string) bool {
 	_, ok := reflection.LookupProperty(className, prop)
 	return ok
 }
+
+// IsRefProperty reports whether className.prop is a reference (an instance).
+func IsRefProperty(className, prop string) bool {
+	p, ok := reflection.LookupProperty(className, prop)
+	return ok && p.Type.Name == "Ref"
+}

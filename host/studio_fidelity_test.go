@@ -339,7 +339,8 @@ func TestEmulatorLinkedPropertiesReachThePlan(t *testing.T) {
 // TestModelFileRefsAreNotCompared, through the real plugin in the emulator: a
 // reference kept inside a binary model file (a Model's PrimaryPart) names its target
 // by the file's referent, which no value the plugin sends can name: it is not a
-// difference, and the next plan after the start is empty.
+// difference, and the next plan after the start is empty, with a warning that says
+// so (not that Studio's scripts cannot write it: they can).
 func TestModelFileRefsAreNotCompared(t *testing.T) {
 	car := dom.New("Car", "Model")
 	seat := dom.New("Seat", "Seat")
@@ -356,7 +357,11 @@ func TestModelFileRefsAreNotCompared(t *testing.T) {
 		"Car.rbxm": b.String(),
 	}
 	e := startEmulated(t, files, nil)
-	mustPlan(t, e.host, nil)
+	d := mustPlan(t, e.host, nil)
+	// Its warning says why: a reference, not a property scripts cannot write.
+	if w := warningsOf(d); !strings.Contains(w, "Model.PrimaryPart is set by the project (Workspace/Car) and is a reference") || strings.Contains(w, "cannot write it:") {
+		t.Errorf("warnings = %q, want PrimaryPart called a reference", d.Warnings)
+	}
 }
 
 // TestEmulatorPropertyNoOneKnows: a property neither the reflection database nor

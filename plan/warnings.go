@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -26,6 +27,10 @@ func (r *result) warnings() []string {
 		where := s.first
 		if s.n > 1 {
 			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
+		}
+		if class, prop, ok := strings.Cut(k, "."); ok && dom.IsRefProperty(class, prop) {
+			out = append(out, fmt.Sprintf("%s is set by the project (%s) and is a reference: a model file keeps it by its own referents, and Atlas leaves it out of comparisons and writes (Studio's scripts can write it, but no plan can name the instance it points at)", k, where))
+			continue
 		}
 		out = append(out, fmt.Sprintf("%s is set by the project (%s) but Studio's scripts cannot write it: Atlas leaves it out of comparisons and writes", k, where))
 	}
