@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,22 +132,35 @@ func (c *computer) guard(p *Plan, total, present census) {
 	if empty(total, present) {
 		p.Place = PlaceEmpty
 	}
-	var deletions []*Change
+	var deletions, pulls []*Change
 	for _, ch := range p.Changes {
-		if ch.PatchType == Add && ch.Direction == Pull {
+		if ch.Direction != Pull {
+			continue
+		}
+		if ch.PatchType == Add {
 			deletions = append(deletions, ch)
+		} else {
+			pulls = append(pulls, ch)
 		}
 	}
-	if len(deletions) > 0 && (p.Place == PlaceDifferent || p.Place == PlaceEmpty) {
+	switch {
+	case p.Place == PlaceDifferent && len(deletions)+len(pulls) > 0:
+		// Another place's scripts are not this project's newer work: nothing of
+		// it is written to disk by default (a second project's Studio on the same
+		// port, a place opened by mistake).
+		for _, ch := range append(slices.Clip(deletions), pulls...) {
+			hold(ch, PlaceChanged)
+			g.PlaceChanged = append(g.PlaceChanged, ch.ID)
+		}
+		slices.Sort(g.PlaceChanged)
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds another place than the project's last sync: its %d change(s) to disk (%d deletion(s) of files) are left unresolved (place_changed); choose pull for a change to write it to disk, or push to give the place the project's version", len(deletions)+len(pulls), len(deletions)))
+		deletions = nil
+	case p.Place == PlaceEmpty && len(deletions) > 0:
 		for _, ch := range deletions {
 			hold(ch, PlaceChanged)
 			g.PlaceChanged = append(g.PlaceChanged, ch.ID)
 		}
-		what := "another place than the project's last sync"
-		if p.Place == PlaceEmpty {
-			what = "none of the project's instances (a new or different place)"
-		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds %s: %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", what, len(deletions)))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds none of the project's instances (a new or different place): %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", len(deletions)))
 		deletions = nil
 	}
 	deletions = guardCannotPull(p, g, deletions)

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -102,20 +103,33 @@ func TestPlaceGuard(t *testing.T) {
 }
 
 func TestPlaceGuardLeavesOtherChanges(t *testing.T) {
-	// In another place, a Studio edit still pulls and a disk edit still pushes:
-	// only deletions on disk are held back.
+	// In another place, a disk edit still pushes; every change to disk (a
+	// deletion, and an edit: another place's script is not this project's newer
+	// work) is held back.
 	project := map[string]int{"Shared": 3}
 	disk := place(project, nil)
 	studio := place(project, func(p string) bool { return p != "Shared/M2" })
 	studio.Find("ServerScriptService", "Shared", "M0").Properties.Set("Source", dom.String("return 'studio'\n"))
 	studio.Find("ServerScriptService", "Shared", "M0").SourceHash = gitblob.Hash([]byte("return 'studio'\n"))
-	p := Compute(Input{Disk: disk, Studio: studio, Base: disk, BaseCommit: "c", Place: PlaceDifferent})
+	disk.Find("ServerScriptService", "Shared", "M1").Properties.Set("Source", dom.String("return 'disk'\n"))
+	disk.Find("ServerScriptService", "Shared", "M1").SourceHash = gitblob.Hash([]byte("return 'disk'\n"))
+	base := place(project, nil)
+	p := Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceDifferent})
 	want := map[string]string{
-		"ServerScriptService/Shared/M0": "studio_changed/pull",
+		"ServerScriptService/Shared/M0": "place_changed/",
+		"ServerScriptService/Shared/M1": "disk_changed/push",
 		"ServerScriptService/Shared/M2": "place_changed/",
 	}
 	if got := outcome(p); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Compute = %v, want %v", got, want)
+	}
+	if p.Guards == nil || len(p.Guards.PlaceChanged) != 2 || !strings.Contains(strings.Join(p.Warnings, "\n"), "2 change(s) to disk (1 deletion(s) of files)") {
+		t.Errorf("guards %+v, warnings %q", p.Guards, p.Warnings)
+	}
+	// The same place: the edit pulls.
+	p = Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceSame})
+	if got := outcome(p)["ServerScriptService/Shared/M0"]; got != "studio_changed/pull" {
+		t.Errorf("in the same place, M0 = %s", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,7 +67,8 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// jsonget FILE PATH [VAR]: read a value at a dotted path (numbers index arrays) from the
+// jsonget FILE PATH [VAR]: read a value at a dotted path (numbers index arrays, "@len" is
+// an array's or object's length) from the
 // JSON in FILE (stdout, stderr or a file); with VAR set an env var, without it print it.
 // "jsonget FILE PATH = VALUE" asserts the value (as compact JSON, or the bare string).
 func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
@@ -79,6 +81,13 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s is not JSON: %v\n%s", args[0], err, data)
 	}
 	for _, part := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any, []any:
+			if part == "@len" {
+				v = float64(reflect.ValueOf(x).Len())
+				continue
+			}
+		}
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[part]

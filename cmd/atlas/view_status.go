@@ -20,7 +20,11 @@ func renderStatus(w io.Writer, d *host.StatusData, st style) {
 		}
 		fmt.Fprintf(w, "studio   %s  place %q (%d)%s\n", s.ID, s.PlaceName, s.PlaceID, playtest)
 		if pc := s.PlaceCheck; pc != nil && (pc.State == "different" || pc.State == "empty") {
-			fmt.Fprintf(w, "         %s\n", st.yellow(string(pc.State)+" place: not the place of the last sync; deletions on disk are left unresolved"))
+			held := "deletions on disk are left unresolved"
+			if pc.State == "different" {
+				held = "its changes to disk (edits and deletions) are left unresolved"
+			}
+			fmt.Fprintf(w, "         %s\n", st.yellow(string(pc.State)+" place: not the place of the last sync; "+held))
 		}
 	}
 	for _, p := range d.Pending {
