@@ -30,8 +30,8 @@ type PlaceRecord struct {
 // successful sync (plan.PlaceState): "same", "different", "empty" (none of the
 // project's scripts: a new or wrong place; known once a plan has read the place),
 // or "unknown" (no sync remembered, or nothing tells the places apart). With
-// "different" or "empty", plans leave every deletion on disk unresolved
-// (place_changed).
+// "different", plans leave every change to disk unresolved (place_changed); with
+// "empty", every deletion on disk.
 type PlaceCheck struct {
 	State plan.PlaceState `json:"state"`
 	// Marker is the connected place's marker, absent when it has none.
