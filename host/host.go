@@ -188,7 +188,46 @@ func (h *Host) Start(ctx context.Context) (err error) {
 		defer h.wg.Done()
 		h.recoverLoop()
 	}()
+	if h.studio.restored {
+		h.expectReconnect()
+	}
 	return nil
+}
+
+// reconnectGrace is how long a restarted host waits for the Studio its predecessor
+// had: the plugin retries with a backoff that grows to 10 s.
+const reconnectGrace = 12 * time.Second
+
+// expectReconnect makes commands that find no Studio wait, for reconnectGrace after
+// the start, for the Studio the previous host had when it stopped (it kept its
+// snapshot): the plugin reconnects by itself, within its backoff, and a command
+// sent meanwhile would otherwise fail with E_STUDIO_NOT_CONNECTED.
+func (h *Host) expectReconnect() {
+	done := h.ExpectStudio()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer done()
+		timer := time.NewTimer(reconnectGrace)
+		defer timer.Stop()
+		for {
+			changed, unsubscribe := h.bridge.Subscribe()
+			if len(h.bridge.Sessions()) > 0 {
+				unsubscribe()
+				return
+			}
+			select {
+			case <-changed:
+			case <-timer.C:
+				unsubscribe()
+				return
+			case <-h.ctx.Done():
+				unsubscribe()
+				return
+			}
+			unsubscribe()
+		}
+	}()
 }
 
 // idle is the work left for when the host has been idle a moment (the trimmer runs

@@ -194,3 +194,45 @@ func TestWarmAtStart(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestCommandWaitsForStudioAfterARestart: the plugin reconnects to a restarted host
+// by itself, within a backoff that grows to 10 s. A plan sent as soon as the new
+// host listens waits for that Studio (the previous host had it when it stopped)
+// instead of failing with E_STUDIO_NOT_CONNECTED, round after round.
+func TestCommandWaitsForStudioAfterARestart(t *testing.T) {
+	pluginDir, loc, placePath := restartSetup(t)
+	state, port := t.TempDir(), freePort(t)
+	h := startHostOn(t, loc, state, port)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath, Keep: true})
+	if err != nil {
+		t.Fatalf("start the emulator: %v", err)
+	}
+	t.Cleanup(func() { emu.Stop() })
+	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 3
+	waited := 0
+	for i := range rounds {
+		h.Close()
+		// Down long enough for the plugin's backoff to grow past a second.
+		time.Sleep(time.Duration(1500+500*i) * time.Millisecond)
+		h = startHostOn(t, loc, state, port)
+		started := time.Now()
+		if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {
+			t.Fatalf("round %d: a plan right after the restart: %v", i, err)
+		}
+		if time.Since(started) > 100*time.Millisecond {
+			waited++
+		}
+	}
+	if waited == 0 {
+		t.Errorf("no plan waited for Studio: the test did not restart before the plugin reconnected")
+	}
+	t.Logf("%d restarts, %d plans waited for Studio to reconnect, 0 refused", rounds, waited)
+}
