@@ -273,6 +273,10 @@ const (
 	ReasonNotConfirmed Reason = "not_confirmed"
 	// ReasonForeignHook: a git hook Atlas did not write is in the way.
 	ReasonForeignHook Reason = "foreign_hook"
+	// ReasonBadIndexFile: the git index file a drift request names (indexFile; the
+	// hook's GIT_INDEX_FILE) is not a file inside the repository's git folder, or
+	// the project is in no repository; details.indexFile.
+	ReasonBadIndexFile Reason = "bad_index_file"
 	// ReasonNoRepo: the command needs a git repository and there is none.
 	ReasonNoRepo Reason = "no_repo"
 	// ReasonNoStudioHere: Roblox Studio's plugins folder was not found on this

@@ -1,14 +1,17 @@
 package gitblob
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -35,6 +38,28 @@ func (r *Repo) Index() ([]IndexEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
+	return indexEntries(idx), nil
+}
+
+// IndexFile returns the entries of the index file at path (absolute), sorted as
+// Index sorts them: another index than the repository's own, such as the one
+// "git commit -a" or "git commit <paths>" stages into and names in
+// GIT_INDEX_FILE for the hooks it runs. The caller decides which files may be
+// read; see GitDirs.
+func IndexFile(path string) ([]IndexEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	defer f.Close()
+	idx := &index.Index{}
+	if err := index.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	return indexEntries(idx), nil
+}
+
+func indexEntries(idx *index.Index) []IndexEntry {
 	entries := make([]IndexEntry, len(idx.Entries))
 	for i, e := range idx.Entries {
 		entries[i] = IndexEntry{
@@ -52,7 +77,7 @@ func (r *Repo) Index() ([]IndexEntry, error) {
 	slices.SortFunc(entries, func(a, b IndexEntry) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Stage, b.Stage))
 	})
-	return entries, nil
+	return entries
 }
 
 // StagedChanges returns the sorted slash paths whose index entry differs from
@@ -65,6 +90,20 @@ func (r *Repo) StagedChanges() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.stagedChanges(entries)
+}
+
+// StagedChangesIn is StagedChanges for the index file at path (absolute) rather
+// than the repository's own; see IndexFile.
+func (r *Repo) StagedChangesIn(path string) ([]string, error) {
+	entries, err := IndexFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return r.stagedChanges(entries)
+}
+
+func (r *Repo) stagedChanges(entries []IndexEntry) ([]string, error) {
 	head, err := r.headTree()
 	if err != nil {
 		return nil, err

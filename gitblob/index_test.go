@@ -263,3 +263,53 @@ func TestUnmergedScan(t *testing.T) {
 		t.Error("an unknown index version was scanned")
 	}
 }
+
+// StagedChangesIn reads another index than the repository's own, as git does with
+// GIT_INDEX_FILE; GitDirs names the folders such an index lives in.
+func TestStagedChangesInAndGitDirs(t *testing.T) {
+	dir := newRepo(t)
+	writeFiles(t, dir, map[string]string{"a.lua": "a\n", "b.lua": "b\n"})
+	commitAll(t, dir, "base")
+	wt := filepath.Join(t.TempDir(), "wt")
+	runGit(t, dir, "worktree", "add", "-q", "-b", "side", wt)
+	writeFiles(t, wt, map[string]string{"a.lua": "a2\n", "b.lua": "b2\n"})
+	runGit(t, wt, "add", "b.lua")
+	gitDir := runGit(t, wt, "rev-parse", "--absolute-git-dir")
+	other := filepath.Join(gitDir, "other-index")
+
+	t.Setenv("GIT_INDEX_FILE", other)
+	runGit(t, wt, "read-tree", "HEAD")
+	runGit(t, wt, "add", "a.lua")
+	want := stagedByGit(t, wt)
+	os.Unsetenv("GIT_INDEX_FILE")
+
+	r := discover(t, wt)
+	got, err := r.StagedChangesIn(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.lua"}, got); diff != "" || !slices.Equal(want, got) {
+		t.Errorf("StagedChangesIn (-want +got):\n%s\ngit diff --cached: %v", diff, want)
+	}
+	if got, err := r.StagedChanges(); err != nil || !slices.Equal(got, []string{"b.lua"}) {
+		t.Errorf("StagedChanges = %v, %v; want the work tree's own index: [b.lua]", got, err)
+	}
+	if _, err := r.StagedChangesIn(filepath.Join(gitDir, "missing-index")); err == nil {
+		t.Error("StagedChangesIn of a missing file: no error")
+	}
+
+	dirs, err := r.GitDirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{realPath(t, gitDir), realPath(t, filepath.Join(dir, ".git"))}; !slices.Equal(dirs, want) {
+		t.Errorf("GitDirs of a linked work tree = %v, want %v", dirs, want)
+	}
+	dirs, err = discover(t, dir).GitDirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{realPath(t, filepath.Join(dir, ".git"))}; !slices.Equal(dirs, want) {
+		t.Errorf("GitDirs = %v, want %v", dirs, want)
+	}
+}

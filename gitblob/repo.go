@@ -173,6 +173,32 @@ func (r *Repo) packNames() string {
 // Root returns the absolute path of the work tree's top directory.
 func (r *Repo) Root() string { return r.root }
 
+// GitDirs returns the repository's git folder (".git", or a linked work tree's
+// folder under the main one's "worktrees") and, for a linked work tree, the
+// common git folder it shares with the main work tree, with symbolic links
+// resolved.
+func (r *Repo) GitDirs() ([]string, error) {
+	dir := r.storage.Filesystem().Root()
+	dirs := []string{dir}
+	if b, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if common != "" {
+			if !filepath.IsAbs(common) {
+				common = filepath.Join(dir, common)
+			}
+			dirs = append(dirs, common)
+		}
+	}
+	for i, d := range dirs {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return nil, fmt.Errorf("git folder: %w", err)
+		}
+		dirs[i] = real
+	}
+	return dirs, nil
+}
+
 // Rel returns the slash-separated path of abs relative to Root, "" for Root
 // itself. It fails for a path outside the work tree.
 func (r *Repo) Rel(abs string) (string, error) {

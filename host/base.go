@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -131,16 +132,27 @@ func (l *baseLoader) load(rev string) (*base, error) {
 	return b, nil
 }
 
-// stagedFiles lists the files being committed, relative to the project folder.
-func (l *baseLoader) stagedFiles() ([]string, error) {
+// stagedFiles lists the files being committed, relative to the project folder:
+// those the repository's index stages, or with indexFile set those that index
+// file stages (see DriftRequest.IndexFile).
+func (l *baseLoader) stagedFiles(indexFile string) ([]string, error) {
 	repo, err := l.repository()
 	if err != nil {
 		return nil, err
 	}
-	if repo == nil {
+	if repo == nil && indexFile == "" {
 		return []string{}, nil
 	}
-	paths, err := repo.StagedChanges()
+	var paths []string
+	if indexFile == "" {
+		paths, err = repo.StagedChanges()
+	} else {
+		var real string
+		if real, err = checkIndexFile(repo, indexFile); err != nil {
+			return nil, err
+		}
+		paths, err = repo.StagedChangesIn(real)
+	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "read the git index")
 	}
@@ -151,6 +163,45 @@ func (l *baseLoader) stagedFiles() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkIndexFile returns the index file a drift request names, with symbolic links
+// resolved, if it is a file inside the repository's git folder (a linked work
+// tree's, or the common one); anything else is refused: a request names no other
+// file for the host to read.
+func checkIndexFile(repo *gitblob.Repo, path string) (string, error) {
+	refuse := func(format string, args ...any) error {
+		return errcode.New(errcode.BadRequest, "index file %s: "+format, append([]any{path}, args...)...).
+			Reason(errcode.ReasonBadIndexFile, errcode.NextFixRequest).With("indexFile", path)
+	}
+	if repo == nil {
+		return "", refuse("the project is not in a git repository")
+	}
+	if !filepath.IsAbs(path) {
+		return "", refuse("not an absolute path")
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", refuse("not found")
+	}
+	dirs, err := repo.GitDirs()
+	if err != nil {
+		return "", errcode.Wrap(errcode.Internal, err, "find the git folder")
+	}
+	inside := false
+	for _, d := range dirs {
+		if rel, ok := within(d, real); ok && rel != "" {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return "", refuse("not inside the repository's git folder")
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "", refuse("not a file")
+	}
+	return real, nil
 }
 
 // unmerged returns the files of the project the git index holds in conflict (a

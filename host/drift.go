@@ -35,7 +35,7 @@ func (h *Host) Drift(ctx context.Context, req DriftRequest) (*DriftData, error) 
 	if req.Staged {
 		files := req.Files
 		if files == nil {
-			files, err = h.bases.stagedFiles()
+			files, err = h.bases.stagedFiles(req.IndexFile)
 			if err != nil {
 				return nil, err
 			}

@@ -254,6 +254,11 @@ type DriftRequest struct {
 	SessionID string   `json:"sessionId,omitempty"`
 	Staged    bool     `json:"staged,omitempty"`
 	Files     []string `json:"files,omitempty"`
+	// IndexFile is the index the staged files are read from (Staged, without
+	// Files), an absolute path inside the repository's git folder: the one a
+	// git hook is given in GIT_INDEX_FILE ("git commit -a" and "git commit
+	// <paths>" stage into an index of their own). Empty: the repository's own.
+	IndexFile string `json:"indexFile,omitempty"`
 }
 
 // DriftData is work in Studio that git does not have.

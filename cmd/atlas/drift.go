@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 
@@ -18,6 +19,9 @@ type driftOptions struct {
 	JSON           bool
 	Session        string
 	Staged, Strict bool
+	// IndexFile is the index being committed, from git's GIT_INDEX_FILE (--staged
+	// only); "" for the repository's own.
+	IndexFile string
 }
 
 // drifter is the engine `atlas drift` needs.
@@ -36,6 +40,9 @@ func (a *app) driftCommand() *cli.Command {
 		},
 		Action: a.runAction(host.CommandDrift, func(ctx context.Context, c *cli.Command) (int, error) {
 			opts := &driftOptions{IO: a.io, JSON: a.jsonMode, Session: c.String("session"), Staged: c.Bool("staged"), Strict: c.Bool("strict")}
+			if opts.Staged {
+				opts.IndexFile = a.gitIndexFile()
+			}
 			return runDrift(ctx, opts, a.engine(c))
 		}),
 	}
@@ -45,7 +52,7 @@ func (a *app) driftCommand() *cli.Command {
 // drift it saw in files being committed, never for a failure; --strict blocks on
 // any drift and when it cannot look.
 func runDrift(ctx context.Context, opts *driftOptions, eng drifter) (int, error) {
-	d, err := eng.Drift(ctx, host.DriftRequest{SessionID: opts.Session, Staged: opts.Staged})
+	d, err := eng.Drift(ctx, host.DriftRequest{SessionID: opts.Session, Staged: opts.Staged, IndexFile: opts.IndexFile})
 	var notFound *dialError
 	switch {
 	case errors.As(err, &notFound) && errcode.Of(err) == errcode.NoHost:
@@ -75,6 +82,19 @@ func runDrift(ctx context.Context, opts *driftOptions, eng drifter) (int, error)
 		return exitChanges, nil
 	}
 	return exitOK, nil
+}
+
+// gitIndexFile is the index git is committing, as an absolute path: git hands a
+// pre-commit hook GIT_INDEX_FILE, a temporary index for "git commit -a" and "git
+// commit <paths>" (the repository's own index does not hold what they commit).
+// A relative path is relative to the folder git ran the hook in, the current
+// one. "" when it is not set.
+func (a *app) gitIndexFile() string {
+	p := a.getenv("GIT_INDEX_FILE")
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.cwd, p)
 }
 
 func driftUnknown(opts *driftOptions, strict bool, msg string) int {
