@@ -36,6 +36,10 @@ type lastPlan struct {
 	studio *dom.Instance
 	in     plan.Input // without its trees
 	plan   *plan.Plan
+	// read says the plan read more of Studio than the snapshot holds (the
+	// properties of instances new in Studio: withNewProps), which the snapshot's
+	// being the same does not vouch for: it is computed again.
+	read bool
 }
 
 // remember records a plan issued for base revision base. It keeps the plan without
@@ -68,7 +72,7 @@ func (c *planCache) same(disk *project.Project, studio *dom.Instance, in plan.In
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	lp := c.last
-	if lp != nil && lp.disk == disk && lp.studio == studio && lp.in.BaseCommit == in.BaseCommit &&
+	if lp != nil && !lp.read && lp.disk == disk && lp.studio == studio && lp.in.BaseCommit == in.BaseCommit &&
 		lp.in.BaseRef == in.BaseRef && lp.in.SessionID == in.SessionID && lp.in.Place == in.Place && lp.in.FoldCase == in.FoldCase &&
 		maps.Equal(lp.in.Unmerged, in.Unmerged) {
 		return lp.plan
@@ -76,12 +80,12 @@ func (c *planCache) same(disk *project.Project, studio *dom.Instance, in plan.In
 	return nil
 }
 
-// computed records the latest plan and its inputs.
-func (c *planCache) computed(disk *project.Project, studio *dom.Instance, in plan.Input, p *plan.Plan) {
+// computed records the latest plan and its inputs (read: see lastPlan).
+func (c *planCache) computed(disk *project.Project, studio *dom.Instance, in plan.Input, p *plan.Plan, read bool) {
 	in.Disk, in.Studio, in.Base, in.DiskIndex, in.BaseIndex, in.Writable, in.InStep = nil, nil, nil, nil, nil, nil, nil
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.last = &lastPlan{disk: disk, studio: studio, in: in, plan: p}
+	c.last = &lastPlan{disk: disk, studio: studio, in: in, plan: p, read: read}
 }
 
 // detached returns a copy of p whose changes do not point into the trees.

@@ -155,6 +155,13 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		b.hashes(disk.Index(), studio)
 	}
 	p := plan.Compute(in)
+	snapshot := studio
+	if rich := h.withNewProps(ctx, s, studio, p); rich != nil {
+		// What a pull of the instances new in Studio writes is part of the plan.
+		studio, in.Studio = rich, rich
+		in.Writable = h.writable(ctx, &computed{disk: disk, studio: rich, base: b, session: s}, foldCase)
+		p = plan.Compute(in)
+	}
 	if len(p.Changes) == 0 && b != nil && baseRev == "" {
 		// Studio holds what disk holds: this tree (trees are never changed in place).
 		idx := disk.Index()
@@ -166,7 +173,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 				}
 			}}, liveSessions(h))
 	}
-	h.plans.computed(disk, studio, in, p)
+	h.plans.computed(disk, snapshot, in, p, studio != snapshot)
 	h.places.planned(s.Info().ID, p.Place)
 	return &computed{plan: p, disk: disk, studio: studio, base: b, session: s, in: in}, nil
 }
