@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -131,6 +133,17 @@ func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions,
 	}
 	save := ""
 	var afterStop func() error
+	if place != "" && logger != nil {
+		path := place
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.cwd, path)
+		}
+		if statMissing(path) {
+			// A mistyped path would otherwise go unnoticed: the emulator would sync
+			// with the project's own place.
+			logger.Warn("the place file does not exist: the emulator starts from the project at HEAD, and saves its place there when it stops", "place", place)
+		}
+	}
 	if place != "" && host.IsRobloxFile(place) {
 		var err error
 		if place, save, afterStop, err = a.robloxPlace(h, place); err != nil {
@@ -181,4 +194,10 @@ func (a *app) emulate(ctx context.Context, h *host.Host, o host.EmulatorOptions,
 	}
 	o.PluginDir, o.Place, o.Save, o.AfterStop = pluginDir, place, save, afterStop
 	return host.StartEmulator(ctx, o)
+}
+
+// statMissing reports whether path does not exist.
+func statMissing(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
