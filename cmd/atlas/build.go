@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,10 +61,18 @@ func (a *app) buildCommand() *cli.Command {
 			if !filepath.IsAbs(out) {
 				out = filepath.Join(a.cwd, out)
 			}
+			if st, err := os.Stat(out); err == nil && st.IsDir() {
+				return errcode.New(errcode.Usage, "output %s is a folder: name the file to write", out).
+					Reason(errcode.ReasonBadOutput, errcode.NextFixRequest)
+			}
+			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+				return errcode.New(errcode.NotFound, "the output's folder %s does not exist", filepath.Dir(out)).
+					Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
+			}
 			if err := atomicfile.Output(out, buf.Bytes()); err != nil {
 				ce := errcode.Wrap(errcode.Internal, err, "write "+out)
 				switch {
-				case errors.Is(err, fs.ErrNotExist): // no such folder
+				case errors.Is(err, fs.ErrNotExist): // the folder went meanwhile
 					ce = errcode.Wrap(errcode.NotFound, err, "write "+out).Reason(errcode.ReasonNotFound, errcode.NextFixRequest)
 				case errors.Is(err, fs.ErrPermission):
 					ce.With("nextActions", []string{string(errcode.NextFixPermissions)})

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,8 +40,15 @@ type initData struct {
 	Fallbacks   []syncback.Fallback `json:"fallbacks"`
 	Skipped     []string            `json:"skipped"`
 	DroppedRefs []string            `json:"droppedRefs"`
-	Journal     string              `json:"journal"`
+	// Others are the files already in the folders the project's files are written
+	// to that the place did not give (--force into an existing project): the
+	// project holds them too. At most maxOthers.
+	Others  []string `json:"others"`
+	Journal string   `json:"journal"`
 }
+
+// maxOthers bounds initData.Others.
+const maxOthers = 1000
 
 // initManifest is the journal of one init: written before the first file and
 // completed after the last, so a cut-short init can be inspected and undone.
@@ -94,6 +103,10 @@ func (a *app) initCommand() *cli.Command {
 				if !filepath.IsAbs(dir) {
 					dir = filepath.Join(a.cwd, dir)
 				}
+			}
+			if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+				return errcode.New(errcode.Usage, "%s is a file, not a folder: name the folder to write the project in", dir).
+					Reason(errcode.ReasonBadArgs, errcode.NextFixRequest)
 			}
 			var services []string
 			for _, s := range c.StringSlice("services") {
@@ -150,7 +163,14 @@ func (a *app) initCommand() *cli.Command {
 				return err
 			}
 			d.From = from
-			a.emit("init", d, nil, func(w io.Writer) { printInit(w, d) })
+			var warnings []string
+			if d.Instances == 0 {
+				warnings = append(warnings, fmt.Sprintf("%s held no instance to write (a model file named as a place, or a place with nothing in the services it maps): the project is empty", from))
+			}
+			if n := len(d.Others); n > 0 {
+				warnings = append(warnings, fmt.Sprintf("%d file(s) already in the folders the new project maps are not the place's (e.g. %s): the project holds them too; remove them for a project that is the place alone", n, d.Others[0]))
+			}
+			a.emit("init", d, warnings, func(w io.Writer) { printInit(w, d) })
 			return nil
 		}),
 	}
@@ -171,6 +191,7 @@ func writeProject(dir string, res *syncback.Result, force bool, stateDir string)
 	if d.DroppedRefs == nil {
 		d.DroppedRefs = []string{}
 	}
+	d.Others = otherFiles(dir, res)
 	var existing []string
 	for _, f := range res.Files {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
@@ -323,4 +344,34 @@ func printInit(w io.Writer, d *initData) {
 		fmt.Fprintf(w, "replaced %d existing file(s); their old bytes are in the journal\n", replaced)
 	}
 	fmt.Fprintf(w, "journal: %s\n", d.Journal)
+}
+
+// otherFiles lists the files under the folders res writes into (below dir, by slash
+// path, sorted) that res does not write, and the project files of other projects
+// beside its own: what a project written over an existing one holds besides the place.
+func otherFiles(dir string, res *syncback.Result) []string {
+	ours := map[string]bool{}
+	tops := map[string]bool{}
+	for _, f := range res.Files {
+		ours[f.Path] = true
+		if top, _, ok := strings.Cut(f.Path, "/"); ok {
+			tops[top] = true
+		}
+	}
+	out := []string{}
+	for top := range tops {
+		_ = filepath.WalkDir(filepath.Join(dir, top), func(path string, e fs.DirEntry, err error) error {
+			if err != nil || len(out) >= maxOthers {
+				return filepath.SkipDir
+			}
+			if e.Type().IsRegular() {
+				if rel, err := filepath.Rel(dir, path); err == nil && !ours[filepath.ToSlash(rel)] {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+	}
+	slices.Sort(out)
+	return out
 }
