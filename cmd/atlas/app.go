@@ -111,6 +111,13 @@ func commandsFor(all []*cli.Command, args []string) ([]*cli.Command, bool) {
 // setUsageErrors makes every command report flag errors as usage errors (E_USAGE).
 func setUsageErrors(c *cli.Command) {
 	c.OnUsageError = func(ctx context.Context, c *cli.Command, err error, isSub bool) error {
+		if len(c.Commands) > 0 && c.Name != "atlas" {
+			// A group's flag error after a word that is none of its commands (atlas
+			// studio bogus --json): the word is the mistake.
+			if first := c.Args().First(); first != "" && c.Command(first) == nil {
+				return unknownSubcommand(c, first)
+			}
+		}
 		return &usageError{msg: err.Error(), command: envelopeCommand(c)}
 	}
 	switch {
