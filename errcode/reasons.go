@@ -210,6 +210,10 @@ const (
 const (
 	// ReasonNoHost: no host is running for the project, or it does not answer.
 	ReasonNoHost Reason = "no_host"
+	// ReasonOutcomeUnknown: the host went away (killed, crashed) after an apply,
+	// undo or recover reached it, before it answered (details.call): whether it was
+	// done is unknown; the next host finishes or rolls back what it left open.
+	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonHostRunning: another host already serves the project.
 	ReasonHostRunning Reason = "host_running"
 	// ReasonPortInUse: the port cannot be listened on.
