@@ -46,7 +46,9 @@ const (
 	ReasonMissingProject Reason = "missing_project"
 	// ReasonMissingDir: the token store was opened without a folder.
 	ReasonMissingDir Reason = "missing_dir"
-	// ReasonStateDir: the state folder cannot be created.
+	// ReasonStateDir: the state folder cannot be created, or a transaction's
+	// journal in it cannot be written (or read): no permission, a read-only mount,
+	// a file where a folder goes.
 	ReasonStateDir Reason = "state_dir"
 	// ReasonKeyWrite: the project's token key cannot be written.
 	ReasonKeyWrite Reason = "key_write"
