@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -174,7 +175,7 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 				}
 			case errors.Is(err, fs.ErrNotExist):
 			default:
-				return nil, journalError(err, "read "+f.Path)
+				return nil, errcode.Wrap(errcode.Internal, err, "read "+f.Path)
 			}
 		}
 		if !f.Delete && !f.Dir {
@@ -253,7 +254,19 @@ func journalError(err error, msg string) error {
 	if diskfull.Is(err) {
 		return diskfull.Wrap(err, msg)
 	}
+	if unusableDir(err) {
+		// The journal lives in the state folder: the person's to fix, as when the
+		// host cannot create that folder at its start.
+		return errcode.Wrap(errcode.Internal, err, msg+": the state folder is not usable").
+			Reason(errcode.ReasonStateDir, errcode.NextFixPermissions, errcode.NextSetStateDir)
+	}
 	return errcode.Wrap(errcode.Internal, err, msg)
+}
+
+// unusableDir reports whether err says a folder cannot be written or read where it
+// is: no permission, a read-only mount, or a file in the way of a folder.
+func unusableDir(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func (r *record) abs(rel string) string { return filepath.Join(r.ProjectDir, filepath.FromSlash(rel)) }
@@ -680,7 +693,7 @@ func (j *Journal) records(full bool) ([]*record, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "read journal")
+		return nil, journalError(err, "read journal")
 	}
 	var out []*record
 	for _, e := range entries {

@@ -46,7 +46,9 @@ const (
 	ReasonMissingProject Reason = "missing_project"
 	// ReasonMissingDir: the token store was opened without a folder.
 	ReasonMissingDir Reason = "missing_dir"
-	// ReasonStateDir: the state folder cannot be created.
+	// ReasonStateDir: the state folder cannot be created, or a transaction's
+	// journal in it cannot be written (or read): no permission, a read-only mount,
+	// a file where a folder goes.
 	ReasonStateDir Reason = "state_dir"
 	// ReasonKeyWrite: the project's token key cannot be written.
 	ReasonKeyWrite Reason = "key_write"
@@ -210,6 +212,10 @@ const (
 const (
 	// ReasonNoHost: no host is running for the project, or it does not answer.
 	ReasonNoHost Reason = "no_host"
+	// ReasonOutcomeUnknown: the host went away (killed, crashed) after an apply,
+	// undo or recover reached it, before it answered (details.call): whether it was
+	// done is unknown; the next host finishes or rolls back what it left open.
+	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonHostRunning: another host already serves the project.
 	ReasonHostRunning Reason = "host_running"
 	// ReasonPortInUse: the port cannot be listened on.

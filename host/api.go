@@ -287,13 +287,20 @@ func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string
 		// Nothing reached the host that stopped; the one running now answers.
 		return c.call(ctx, route, req, dst)
 	}
+	sent := err == nil || !errors.As(err, &op) || op.Op != "dial"
 	if err != nil {
+		if sent && ctx.Err() == nil && mutatingRoutes[route] {
+			return nil, outcomeUnknown(route, url, err)
+		}
 		return nil, errcode.Wrap(errcode.NoHost, err, "cannot reach the Atlas host at "+url).
 			Reason(errcode.ReasonNoHost, errcode.NextStartHost)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if ctx.Err() == nil && mutatingRoutes[route] {
+			return nil, outcomeUnknown(route, url, err)
+		}
 		return nil, errcode.Wrap(errcode.NoHost, err, "read host answer")
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -321,6 +328,21 @@ func (c *Client) call(ctx context.Context, route string, req, dst any) ([]string
 		}
 	}
 	return env.Warnings, nil
+}
+
+// mutatingRoutes are the calls that change the project or Studio in a transaction:
+// once the host has one, losing it leaves their outcome unknown.
+var mutatingRoutes = map[string]bool{callApply.route: true, callUndo.route: true, callRecover.route: true}
+
+// outcomeUnknown is the error of a mutating call whose host went away (killed, or
+// crashed) after the request reached it, before it answered: the transaction may
+// have been committed, or be open for the next host to finish or roll back. It is
+// not "no host" (start one and try again): the same apply again could be refused
+// behind that transaction, or do twice what was done.
+func outcomeUnknown(route, url string, err error) error {
+	return errcode.Wrap(errcode.NoHost, err, fmt.Sprintf("the Atlas host at %s went away after it received the %s, before it answered: whether it was done is unknown", url, route)).
+		Reason(errcode.ReasonOutcomeUnknown, errcode.NextRestartHost, errcode.NextShowStatus, errcode.NextResolveTransaction).
+		With("call", route)
 }
 
 // roundTrip sends one request on a connection of its own, closed with the answer's

@@ -168,7 +168,11 @@ func FindPluginDir(getenv func(string) string) (string, error) {
 
 // Emulator is a running Studio emulator: the real plugin on a mock DataModel.
 type Emulator struct {
-	cmd       *exec.Cmd
+	cmd *exec.Cmd
+	// stdin is the emulator's stdin, held open while it runs (--watch-stdin): when
+	// this process ends, even by SIGKILL, the pipe closes and the emulator stops, so
+	// it never outlives its parent as a Studio connected to later hosts.
+	stdin     io.WriteCloser
 	done      chan error
 	afterStop func() error
 	stopOnce  sync.Once
@@ -225,6 +229,7 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 	if o.Keep {
 		args = append(args, "--keep")
 	}
+	args = append(args, "--watch-stdin")
 	cmd := exec.Command(node, args...)
 	cmd.Dir = o.PluginDir
 	stderr, err := cmd.StderrPipe()
@@ -232,16 +237,14 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 		return nil, err
 	}
 	cmd.Stdout = nil
-	var stdin io.WriteCloser
-	if o.MakePlace != nil {
-		if stdin, err = cmd.StdinPipe(); err != nil {
-			return nil, err
-		}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "start the emulator")
 	}
-	e := &Emulator{cmd: cmd, done: make(chan error, 1), afterStop: o.AfterStop}
+	e := &Emulator{cmd: cmd, stdin: stdin, done: make(chan error, 1), afterStop: o.AfterStop}
 	connected := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -266,9 +269,8 @@ func StartEmulator(ctx context.Context, o EmulatorOptions) (*Emulator, error) {
 			e.Stop()
 			return nil, err
 		}
-		_, err = io.WriteString(stdin, path+"\n")
-		stdin.Close()
-		if err != nil {
+		// The pipe stays open after the path: its end stops the emulator.
+		if _, err = io.WriteString(stdin, path+"\n"); err != nil {
 			// The pipe closes when the emulator exits: say why it did.
 			select {
 			case werr := <-e.done:
@@ -318,6 +320,7 @@ func (e *Emulator) stop() error {
 	if e.cmd.Process == nil || e.cmd.ProcessState != nil {
 		return nil // never started, or already exited (and waited for)
 	}
+	defer e.stdin.Close()
 	_ = e.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-e.done:

@@ -3,12 +3,14 @@
 // Luau VM, and connects it to an Atlas host over a real WebSocket.
 //
 //   node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin --place PLACE.json
-//        [--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]
+//        [--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep] [--watch-stdin]
 //
 // A place whose name ends in .packed is in pack.mjs's form already (the host writes
 // its start place so: Luau reads it without decoding JSON). With --place -, the place's
 // path comes as the first line of stdin, read once the VM is up (the host makes the
-// place meanwhile); no line, and the emulator exits 1.
+// place meanwhile); no line, and the emulator exits 1. With --watch-stdin, stdin is a
+// pipe its parent holds open: its end (the parent exited, even by SIGKILL) stops the
+// emulator as SIGTERM does, so it never outlives the atlas process that started it.
 //
 // Logs go to stderr only; "emulator: connected <sessionId>" is printed when the host's
 // welcome arrives. On SIGINT/SIGTERM, or when the host closes the socket with code 1000
@@ -22,20 +24,24 @@ import { pack } from './pack.mjs';
 
 const USAGE =
   'usage: node emulator/run.mjs --url ws://127.0.0.1:PORT/plugin [--place PLACE.json] ' +
-  '[--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep]';
+  '[--save FILE] [--review accept|abort|none] [--session-id HEX32] [--keep] [--watch-stdin]';
 
 function log(line) {
   process.stderr.write(line + '\n');
 }
 
 function parseArgs(argv) {
-  const opts = { url: null, place: null, save: null, review: 'none', sessionId: null, keep: false };
+  const opts = { url: null, place: null, save: null, review: 'none', sessionId: null, keep: false, watchStdin: false };
   const names = { '--url': 'url', '--place': 'place', '--save': 'save', '--review': 'review', '--session-id': 'sessionId' };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
     if (arg === '--keep') {
       opts.keep = true;
+      continue;
+    }
+    if (arg === '--watch-stdin') {
+      opts.watchStdin = true;
       continue;
     }
     const eq = arg.indexOf('=');
@@ -201,19 +207,37 @@ class Network {
   }
 }
 
-// firstLine reads stream up to its first newline (or its end), or null when empty.
-async function firstLine(stream) {
+// readStdin reads stdin as it comes: firstLine resolves to its first line (the text
+// before its end when it has no newline, null when it is empty), ended once it ends
+// or fails.
+function readStdin() {
+  const stream = process.stdin;
   stream.setEncoding('utf8'); // a character cut between chunks stays whole
   let text = '';
-  for await (const chunk of stream) {
+  let lined = false;
+  let resolveLine, resolveEnd;
+  const firstLine = new Promise((r) => (resolveLine = r));
+  const ended = new Promise((r) => (resolveEnd = r));
+  const line = (value) => {
+    if (lined) return;
+    lined = true;
+    text = '';
+    resolveLine(value);
+  };
+  stream.on('data', (chunk) => {
+    if (lined) return;
     text += chunk;
     const nl = text.indexOf('\n');
-    if (nl >= 0) {
-      stream.destroy();
-      return text.slice(0, nl);
-    }
-  }
-  return text === '' ? null : text;
+    if (nl >= 0) line(text.slice(0, nl));
+  });
+  const end = () => {
+    line(text === '' ? null : text);
+    resolveEnd();
+  };
+  stream.on('end', end);
+  stream.on('close', end);
+  stream.on('error', end);
+  return { firstLine, ended };
 }
 
 async function main() {
@@ -258,13 +282,16 @@ async function main() {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
+  const stdin = opts.place === '-' || opts.watchStdin ? readStdin() : null;
   if (opts.place === '-') {
-    opts.place = await firstLine(process.stdin);
+    opts.place = await stdin.firstLine;
     if (!opts.place) {
       log('emulator: no place path on stdin');
       process.exit(1);
     }
+    if (!opts.watchStdin) process.stdin.destroy();
   }
+  if (opts.watchStdin) stdin.ended.then(() => shutdown('stdin closed: the parent is gone'));
   if (opts.place) {
     const started = performance.now();
     let packed = null;
