@@ -24,6 +24,7 @@ var guardReasons = map[plan.Reason]errcode.Reason{
 	plan.ProjectNodeRemoved: errcode.ReasonProjectNodeRemoved,
 	plan.StudioMassDelete:   errcode.ReasonStudioMassDelete,
 	plan.MergeConflict:      errcode.ReasonMergeConflict,
+	plan.NameTooLong:        errcode.ReasonNameTooLong,
 }
 
 // unresolvedError refuses changes without a direction (ids). When a guard held them

@@ -254,7 +254,7 @@ func ResolveAttributes(raw json.RawMessage) (Attributes, error) {
 			return nil, fmt.Errorf("attribute name %q is reserved by Roblox", name)
 		}
 		if !ValidAttributeName(name) {
-			return nil, fmt.Errorf("attribute name %q is not one Studio accepts (letters, digits and underscores, at most 100)", name)
+			return nil, fmt.Errorf("attribute name %q is not one Studio accepts (letters, digits, periods, hyphens, slashes and underscores, at most 100)", name)
 		}
 		val, err := resolveAttribute(bytes.TrimSpace(v))
 		if err != nil {
@@ -303,15 +303,15 @@ func resolveAttribute(raw json.RawMessage) (Value, error) {
 }
 
 // ValidAttributeName reports whether Studio accepts name for an attribute
-// (Instance:SetAttribute): 1 to 100 characters, each a letter, a digit or an
-// underscore. (Names starting with RBX are Roblox's own.)
+// (Instance:SetAttribute): 1 to 100 characters, each a letter, a digit, a period,
+// a hyphen, a slash or an underscore. (Names starting with RBX are Roblox's own.)
 func ValidAttributeName(name string) bool {
 	if name == "" || len(name) > 100 {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		if !(c == '_' || c == '.' || c == '-' || c == '/' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 			return false
 		}
 	}

@@ -297,11 +297,14 @@ func FuzzResolveValue(f *testing.F) {
 }
 
 // Attribute names Studio refuses (Instance:SetAttribute) are refused when read,
-// naming the rule; a digit is a letter like any other.
+// naming the rule; a digit is a letter like any other, and periods, hyphens and
+// slashes are allowed (Roblox: "You may also include periods, hyphens, slashes, and
+// underscores").
 func TestResolveAttributesNames(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"Hp": true, "_x": true, "5": true, "a_1": true, strings.Repeat("a", 100): true,
-		"bad name": false, "a-b": false, "é": false, "": false, strings.Repeat("a", 101): false, "RBXThing": false,
+		"Config.Speed": true, "a-b": true, "ui/Theme": true,
+		"bad name": false, "a@b": false, "a~b": false, "é": false, "": false, strings.Repeat("a", 101): false, "RBXThing": false,
 	} {
 		_, err := ResolveAttributes(json.RawMessage(fmt.Sprintf(`{%q: 1}`, name)))
 		if (err == nil) != ok {

@@ -137,6 +137,9 @@ const (
 	// ReasonMergeConflict: changes held back because git holds their files in
 	// conflict (a merge, rebase, cherry-pick or stash apply stopped on them).
 	ReasonMergeConflict Reason = "merge_conflict"
+	// ReasonNameTooLong: pushes held back because they would give an instance in
+	// Studio a name longer than it takes (100 bytes).
+	ReasonNameTooLong Reason = "name_too_long"
 	// ReasonServiceNotRemovable: a pushed deletion of a service, which Studio
 	// cannot delete (its Parent is locked).
 	ReasonServiceNotRemovable Reason = "service_not_removable"

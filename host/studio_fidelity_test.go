@@ -392,3 +392,38 @@ func TestEmulatorPropertyNoOneKnows(t *testing.T) {
 		t.Errorf("fields = %v, want Anchored alone", got)
 	}
 }
+
+// TestEmulatorNamesAndTerrain: the emulated Studio holds to what Roblox documents.
+// An instance name longer than 100 characters is refused ("The name of an instance
+// cannot exceed 100 characters"); the Workspace's Terrain cannot be destroyed or
+// moved; attribute names may hold periods, hyphens and slashes (Instance:SetAttribute)
+// but no other symbol. A file new on disk whose name Studio would refuse is held back
+// by the plan (name_too_long), and the apply refuses it without writing anything.
+func TestEmulatorNamesAndTerrain(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	x := mustExec(t, e.host, `local p = Instance.new("Part")
+		local long = pcall(function() p.Name = string.rep("a", 101) end)
+		local ok100 = pcall(function() p.Name = string.rep("a", 100) end)
+		local destroyed = pcall(function() workspace.Terrain:Destroy() end)
+		local moved = pcall(function() workspace.Terrain.Parent = game.ReplicatedStorage end)
+		local dotted = pcall(function() p:SetAttribute("Config.Speed-2/x", 1) end)
+		local spaced = pcall(function() p:SetAttribute("a b", 1) end)
+		return long, ok100, destroyed, moved, dotted, spaced, workspace.Terrain ~= nil`)
+	if got := strings.Join(x.Returns, " "); got != "false true false false true false true" {
+		t.Errorf("name of 101, of 100, Terrain destroyed, moved, attribute a.b-c/d, a b, Terrain there = %s; want false true false false true false true", got)
+	}
+
+	long := strings.Repeat("L", 101)
+	hosttest.Write(t, e.dir, "src/shared/"+long+".luau", "return 1\n")
+	d := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Shared/" + long: "name_too_long/"})
+	if d.Guards == nil || len(d.Guards.NameTooLong) != 1 || !strings.Contains(warningsOf(d), "name_too_long") {
+		t.Errorf("guards %+v, warnings %q", d.Guards, d.Warnings)
+	}
+	_, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if ce := errcode.As(err); ce == nil || ce.Code != errcode.Unresolved || ce.ReasonCode() != errcode.ReasonNameTooLong {
+		t.Fatalf("apply = %v, want E_UNRESOLVED name_too_long", err)
+	}
+	if got := mustExec(t, e.host, `return #game.ReplicatedStorage.Shared:GetChildren()`).Returns[0]; got != "3" {
+		t.Errorf("Shared has %s children after the refused apply, want 3", got)
+	}
+}

@@ -53,6 +53,9 @@ type Guards struct {
 	// MergeConflict lists the changes held back because git holds their file in
 	// conflict (Input.Unmerged).
 	MergeConflict []string `json:"mergeConflict,omitempty"`
+	// NameTooLong lists the pushes held back because they would give an instance
+	// in Studio a name longer than it takes (MaxNameLength).
+	NameTooLong []string `json:"nameTooLong,omitempty"`
 	// Unwritable are the pulls held back because the project's files cannot take
 	// them as they are (Input.Writable): a class or name changed in Studio, an
 	// instance inside a model file, a folder holding files no instance comes
@@ -176,7 +179,8 @@ func (c *computer) guard(p *Plan, total, present census) {
 	guardProjectNodeRemoved(p, g)
 	c.guardUnwritable(p, g)
 	guardStudioMassDelete(p, g, total)
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable)+len(g.MergeConflict) > 0 {
+	guardNameTooLong(p, g)
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable)+len(g.MergeConflict)+len(g.NameTooLong) > 0 {
 		p.Guards = g
 	}
 }
@@ -234,6 +238,36 @@ func guardStudioMassDelete(p *Plan, g *Guards, total census) {
 	g.StudioMassDeleteFiles, g.StudioMassDeleteRule, g.StudioMassDeleteContainer = files, rule, container
 	why := massDeleteWhy(rule, container, total)
 	p.Warnings = append(p.Warnings, fmt.Sprintf("the plan would delete in Studio the instances of %d file(s) deleted on disk, %s: the %d deletion(s) are left unresolved (studio_mass_delete); choose push for a change to delete it in Studio", files, why, len(removals)))
+}
+
+// guardNameTooLong holds back the pushes that would make an instance in Studio whose
+// name (or a descendant's) is longer than Studio takes: the apply would fail there.
+func guardNameTooLong(p *Plan, g *Guards) {
+	var first string
+	for _, ch := range p.Changes {
+		if ch.Direction != Push || ch.PatchType != Add || ch.Disk == nil {
+			continue
+		}
+		long := ""
+		ch.Disk.Walk(func(x *dom.Instance) bool {
+			if len(x.Name) > MaxNameLength {
+				long = x.Path()
+				return false
+			}
+			return long == ""
+		})
+		if long == "" {
+			continue
+		}
+		hold(ch, NameTooLong)
+		g.NameTooLong = append(g.NameTooLong, ch.ID)
+		if first == "" {
+			first = long
+		}
+	}
+	if n := len(g.NameTooLong); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) new on disk have a name longer than Studio takes (%d bytes; e.g. %s): left unresolved (name_too_long); rename the file", n, MaxNameLength, first))
+	}
 }
 
 // guardProjectNodeRemoved holds back the deletions in Studio (pushes of a Remove)

@@ -101,7 +101,14 @@ const (
 	// file may hold conflict markers, and Studio would get them, or the pull
 	// would write over the resolution under way.
 	MergeConflict Reason = "merge_conflict"
+	// NameTooLong: a push that would give an instance in Studio a name longer
+	// than Studio takes (MaxNameLength bytes: "The name of an instance cannot
+	// exceed 100 characters"): Studio refuses the write, and the apply would fail.
+	NameTooLong Reason = "name_too_long"
 )
+
+// MaxNameLength is the longest instance name Studio takes, in bytes.
+const MaxNameLength = 100
 
 // StudioMoved reports whether r means Studio moved away from the base: work in
 // Studio that git does not have (what drift reports). That is every reason but
@@ -111,7 +118,7 @@ const (
 // hold back work done in Studio.
 func (r Reason) StudioMoved() bool {
 	switch r {
-	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete, MergeConflict:
+	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete, MergeConflict, NameTooLong:
 		return false
 	}
 	return true
