@@ -60,6 +60,9 @@ type places struct {
 	// undoable is, by transaction id, the in-step state before the latest applies.
 	undoable  map[string]beforeApply
 	undoOrder []string
+	// lastApply is, by session id, the transaction of its latest apply (none after
+	// an undo).
+	lastApply map[string]string
 
 	// The in-step states kept in the state dir for the next host (instepstate.go).
 	dir      string
@@ -103,7 +106,7 @@ const maxBeforeApply = 4
 
 func newPlaces(stateDir string) *places {
 	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
-		undoable: map[string]beforeApply{}, dir: stateDir, hello: map[string]string{}}
+		undoable: map[string]beforeApply{}, lastApply: map[string]string{}, dir: stateDir, hello: map[string]string{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -210,20 +213,31 @@ func (p *places) applied(session, tx string, at inStepAt, ids []string, live map
 	}
 	at.tx = tx
 	p.inStep(session, at, live)
+	p.mu.Lock()
+	p.lastApply[session] = tx
+	p.mu.Unlock()
 }
 
 // undone puts back, after an undo of transaction tx, the in-step state from before
-// its apply, where the state is still the one that apply left; every other state is
-// let go (the undo changed one side or both): plans then decide by the table.
+// its apply for the instances it changed, where the state is still the one that
+// apply left, or one a plan that found the two sides in step recorded since (a
+// commit may have moved the base: the undo's own writes are what Studio held in step
+// before the apply, never work done in Studio); every other state is let go (the
+// undo changed one side or both): plans then decide by the table.
 func (p *places) undone(tx string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	b, ok := p.undoable[tx]
 	delete(p.undoable, tx)
 	var keep *inStepAt
-	if cur, has := p.inSync[b.session]; ok && has && cur.tx == tx {
+	cur, has := p.inSync[b.session]
+	if ok && has && (cur.tx == tx || cur.tx == "" && p.lastApply[b.session] == tx) {
+		commit := b.commit
+		if cur.tx == "" {
+			commit = cur.commit // the plan's, since the apply
+		}
 		after, afterEach, ids := cur.find, cur.each, b.ids
-		keep = &inStepAt{commit: b.commit, find: func(id string) *dom.Instance {
+		keep = &inStepAt{commit: commit, find: func(id string) *dom.Instance {
 			if x, changed := ids[id]; changed {
 				return x
 			}
@@ -239,6 +253,7 @@ func (p *places) undone(tx string) {
 		}
 	}
 	clear(p.inSync)
+	clear(p.lastApply)
 	if keep != nil {
 		p.inSync[b.session] = *keep
 	}

@@ -300,3 +300,38 @@ func TestNewFileDeletedInStudioAfterThePush(t *testing.T) {
 		t.Errorf("drift = %+v, want Local's deletion", drift.Changes)
 	}
 }
+
+// An undo after a commit and a plan that found the two sides in step (another agent's
+// plan, a drift check): the text the undo put back in Studio is Studio's state from
+// before the apply, not an edit made there. The committed disk work is pushed again,
+// never pulled over by the undo's own write, and drift does not report it.
+func TestUndoAfterACommitAndAPlanInStep(t *testing.T) {
+	e := startEmulated(t, deltaProject, nil)
+	h, ctx := e.host, context.Background()
+	mustPlan(t, h, nil)
+	hosttest.Write(t, e.dir, "src/shared/A.luau", "return 'a4'\n")
+	d := mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, e.dir, "commit", "-qam", "a4")
+	mustPlan(t, h, nil)
+	if _, err := h.Drift(ctx, host.DriftRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Undo(ctx, host.UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	if drift, err := h.Drift(ctx, host.DriftRequest{}); err != nil || len(drift.Changes) != 0 {
+		t.Errorf("drift = %+v, %v; want none (the undo's write is not Studio work)", drift, err)
+	}
+
+	d = mustPlan(t, h, map[string]string{"ReplicatedStorage/Shared/A": "disk_changed/push"})
+	if _, err := h.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustExec(t, h, `return game.ReplicatedStorage.Shared.A.Source`).Returns[0]; got != "return 'a4'\n" {
+		t.Errorf("Studio's A = %q, want the committed a4", got)
+	}
+}
