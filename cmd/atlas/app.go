@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/envelope"
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/project"
@@ -218,6 +219,12 @@ func (a *app) failWith(command string, err error, data any, warnings []string) {
 		return
 	}
 	fmt.Fprintf(a.stderr, "atlas: %s (%s)\n", ce.Message, ce.Code)
+	// What moved since a plan (E_CONFIRM_TOKEN_MISMATCH), by path.
+	for _, k := range []string{"appeared", "vanished", "changed"} {
+		if paths := detailPaths(ce.Details[k]); len(paths) > 0 {
+			fmt.Fprintf(a.stderr, "  %s since the plan: %s\n", k, listPaths(paths, 10))
+		}
+	}
 	for _, n := range ce.NextActions() {
 		fmt.Fprintf(a.stderr, "  next: %s\n", cliHint(n, ce.Details))
 	}
@@ -258,4 +265,33 @@ func (a *app) commands() []*cli.Command {
 		a.demoCommand(),
 		a.versionCommand(),
 	}
+}
+
+// detailPaths is the paths of a refusal's list of changes (apply.Moved, in the
+// process, or decoded from the host's JSON).
+func detailPaths(v any) []string {
+	var paths []string
+	switch l := v.(type) {
+	case []apply.Moved:
+		for _, m := range l {
+			paths = append(paths, m.Path)
+		}
+	case []any:
+		for _, x := range l {
+			if m, ok := x.(map[string]any); ok {
+				if p, ok := m["path"].(string); ok {
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	return paths
+}
+
+// listPaths joins paths, the first max of them and how many more.
+func listPaths(paths []string, max int) string {
+	if len(paths) <= max {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:max], ", "), len(paths)-max)
 }
