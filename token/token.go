@@ -58,6 +58,10 @@ func (s *Store) Issue(planHash, sessionID string, ttl time.Duration, now time.Ti
 	case ttl < 0 || ttl > MaxTTL:
 		return "", Claims{}, errcode.New(errcode.Usage, "issue confirm token: ttl %v is not between 0 and %v", ttl, MaxTTL).
 			Reason(errcode.ReasonBadTTL, errcode.NextFixRequest)
+	case ttl > 0 && ttl < time.Second:
+		// A token counts whole seconds: it would be expired as it is issued.
+		return "", Claims{}, errcode.New(errcode.Usage, "issue confirm token: ttl %v is shorter than a second, the least a token counts", ttl).
+			Reason(errcode.ReasonBadTTL, errcode.NextFixRequest)
 	case ttl == 0:
 		ttl = DefaultTTL
 	}

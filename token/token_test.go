@@ -197,6 +197,7 @@ func TestIssueRefusals(t *testing.T) {
 		{"ttl over max", planHash, session, token.MaxTTL + time.Second, "bad_ttl"},
 		{"ttl an hour", planHash, session, time.Hour, "bad_ttl"},
 		{"negative ttl", planHash, session, -time.Second, "bad_ttl"},
+		{"ttl under a second", planHash, session, time.Millisecond, "bad_ttl"},
 		{"no plan hash", "", session, 0, "missing_plan_hash"},
 		{"no session", planHash, "", 0, "missing_session"},
 	}
