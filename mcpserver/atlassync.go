@@ -56,8 +56,28 @@ func (t *tools) atlasSync(ctx context.Context, in SyncIn) result[syncflow.Result
 	case syncflow.StatusSuccess:
 		r.warnings = slices.Concat(warnings, out.Applied.Warnings)
 		r.summary = appliedText(out.Applied)
+		if len(out.Failures) > 0 {
+			// The overrides whose preconditions did not hold were not carried out
+			// (the person decided those changes): said first, not only in data.
+			var b strings.Builder
+			fmt.Fprintf(&b, "%d override(s) were not carried out: their preconditions did not hold (data.failures); the person in Studio decided those changes instead.\n", len(out.Failures))
+			for _, f := range out.Failures {
+				fmt.Fprintf(&b, "- %s\n", failureText(f))
+			}
+			r.summary = b.String() + r.summary
+			r.warnings = append(r.warnings, fmt.Sprintf("%d override(s) were not carried out: their preconditions did not hold (data.failures)", len(out.Failures)))
+		}
 	}
 	return r
+}
+
+// failureText is one override precondition that did not hold.
+func failureText(f syncflow.Failure) string {
+	actual := "null"
+	if f.Actual != nil {
+		actual = *f.Actual
+	}
+	return fmt.Sprintf("override precondition failed: id=%s %s expected %s, actual %s", f.ID, f.Field, f.Expected, actual)
 }
 
 // appliedText is the success summary: what was applied.
@@ -86,11 +106,7 @@ func unresolvedText(out *syncflow.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Not applied: %d change(s) need a direction: %s.\n", len(out.Unresolved), strings.Join(out.Unresolved, ", "))
 	for _, f := range out.Failures {
-		actual := "null"
-		if f.Actual != nil {
-			actual = *f.Actual
-		}
-		fmt.Fprintf(&b, "- override precondition failed: id=%s %s expected %s, actual %s\n", f.ID, f.Field, f.Expected, actual)
+		fmt.Fprintf(&b, "- %s\n", failureText(f))
 	}
 	b.WriteString("Inspect them (get_script), then call atlas_sync again with overrides, or use sync_plan/sync_apply.")
 	return b.String()

@@ -255,12 +255,21 @@ func TestAtlasSyncReviewShowsFailedOverridesUnresolved(t *testing.T) {
 				json.Unmarshal(params, &shown)
 				return map[string]any{"decision": "accept", "selections": map[string]string{id: "push"}}, nil
 			}
-			_, se := call(t, cs, "atlas_sync", map[string]any{"mode": mode, "overrides": []map[string]any{
+			res, se := call(t, cs, "atlas_sync", map[string]any{"mode": mode, "overrides": []map[string]any{
 				{"id": id, "direction": "push", "studioHash": strings.Repeat("0", 40)},
 			}})
 			d := syncOf(t, se)
 			if !se.OK || d.Status != "success" || len(d.Failures) != 1 || d.Failures[0].Field != "studioHash" || d.Failures[0].ID != id {
 				t.Fatalf("%s: %+v %s", mode, se.Errors, se.Data)
+			}
+			// An agent reading the summary or the warnings learns its override was
+			// not carried out, though the status is success.
+			summary := textOf(res)
+			if !strings.HasPrefix(summary, "1 override(s) were not carried out") || !strings.Contains(summary, "id="+id+" studioHash") {
+				t.Errorf("%s: summary %q, want the failed override first", mode, summary)
+			}
+			if !strings.Contains(strings.Join(se.Warnings, "\n"), "override(s) were not carried out") {
+				t.Errorf("%s: warnings %q", mode, se.Warnings)
 			}
 			if len(shown.Changes) != 1 || shown.Changes[0].ID != id || shown.Changes[0].Direction != nil || shown.Changes[0].DefaultSelection != nil {
 				t.Fatalf("the review showed %+v, want the change unresolved", shown.Changes)
