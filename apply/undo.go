@@ -77,6 +77,20 @@ type PlaceChecker interface {
 	SamePlace(txID, sessionID string, place Place) error
 }
 
+// Newest returns the id of the newest committed transaction, "" when there is none.
+func (j *Journal) Newest() (string, error) {
+	recs, err := j.records(false)
+	if err != nil {
+		return "", err
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].State == stateCommitted {
+			return recs[i].TxID, nil
+		}
+	}
+	return "", nil
+}
+
 // Undo puts back what a committed transaction (the newest when txID is "") overwrote:
 // every file it wrote or deleted, and every Studio Source and property it set, each
 // only while it still holds exactly what the transaction wrote. Instances it added in

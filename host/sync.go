@@ -498,6 +498,13 @@ func waitingFor(p apply.Pending) string {
 
 // Undo puts back what a committed transaction overwrote, on disk and in Studio.
 func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, error) {
+	if req.TxID == "" {
+		// The newest when the undo is asked for: not an apply that another client
+		// had under way and that committed while this undo waited for its turn.
+		if id, err := h.journal.Newest(); err == nil && id != "" {
+			req.TxID = id
+		}
+	}
 	if !h.turn.take(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").Reason(errcode.ReasonBusy, errcode.NextWait)
 	}
