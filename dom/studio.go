@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/atlas-rbx/atlas/dom/reflection"
@@ -60,4 +61,21 @@ func KnownProperty(className, prop string) bool {
 func IsRefProperty(className, prop string) bool {
 	p, ok := reflection.LookupProperty(className, prop)
 	return ok && p.Type.Name == "Ref"
+}
+
+// Superseded reports whether className.prop is a legacy property the reflection
+// database migrates into another (BasePart.BrickColor into Color) when that one is
+// not set, and has tells that it is: Studio then holds one value, the newer
+// property's, and into names it.
+func Superseded(className, prop string, has func(name string) bool) (into string, ok bool) {
+	p, found := reflection.LookupProperty(className, prop)
+	if !found || len(p.MigrateTo) == 0 {
+		return "", false
+	}
+	for _, to := range p.MigrateTo {
+		if !has(to) {
+			return "", false
+		}
+	}
+	return strings.Join(p.MigrateTo, ", "), true
 }

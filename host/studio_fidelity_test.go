@@ -427,3 +427,31 @@ func TestEmulatorNamesAndTerrain(t *testing.T) {
 		t.Errorf("Shared has %s children after the refused apply, want 3", got)
 	}
 }
+
+// TestEmulatorColorAndBrickColor: a part that sets both Color and BrickColor (in a
+// project file node, in a model file) sets one value in Studio: the reflection
+// database migrates BrickColor into Color only when Color is not set, so Color is
+// used, BrickColor left out with a warning. The first plan is empty (no phantom pull
+// rewriting the project file), and Studio holds the project's Color.
+func TestEmulatorColorAndBrickColor(t *testing.T) {
+	files := map[string]string{
+		"default.project.json": `{"name": "Colors", "tree": {"$className": "DataModel",
+  "Workspace": {"$className": "Workspace", "$ignoreUnknownInstances": true,
+    "Pad": {"$className": "Part", "$properties": {"Color": [0.5, 0.25, 1], "BrickColor": {"BrickColor": 194}}},
+    "Models": {"$path": "src/models"}}}}`,
+		"src/models/Block.model.json": `{"className": "Part", "properties": {"BrickColor": {"BrickColor": 21}, "Color": {"Color3": [0, 1, 0]}}}`,
+	}
+	e := startEmulated(t, files, nil)
+	d := mustPlan(t, e.host, nil)
+	w := warningsOf(d)
+	for _, want := range []string{"Workspace.Pad: Part sets both BrickColor and Color", "src/models/Block.model.json: Part sets both BrickColor and Color"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings = %q, want %q", d.Warnings, want)
+		}
+	}
+	x := mustExec(t, e.host, `local c, b = workspace.Pad.Color, workspace.Models.Block.Color
+		return math.round(c.R * 255), math.round(c.G * 255), math.round(c.B * 255), math.round(b.G * 255)`)
+	if got := strings.Join(x.Returns, " "); got != "128 64 255 255" {
+		t.Errorf("Studio's colors = %s, want the project's Color (128 64 255, green 255)", got)
+	}
+}

@@ -394,6 +394,15 @@ func (l *loader) metaProps(p string, m *metaRecord, class string) ([]propValue, 
 		}
 		props = append(props, propValue{name: dom.Intern(prop), value: v})
 	}
+	props = slices.DeleteFunc(props, func(x propValue) bool {
+		into, ok := dom.Superseded(class, x.name, func(name string) bool {
+			return slices.ContainsFunc(props, func(y propValue) bool { return y.name == name })
+		})
+		if ok {
+			l.warnSuperseded(p, "", class, x.name, into)
+		}
+		return ok
+	})
 	if m.resolved == nil {
 		m.resolved = map[string][]propValue{}
 	}
@@ -710,6 +719,7 @@ func (l *loader) modelInstance(p string, raw json.RawMessage, name, where string
 		}
 		list = append(list, dom.Property{Name: dom.Intern(prop), Value: v})
 	}
+	list = l.dropSuperseded(p, where, *class, list)
 	inst.Properties = dom.MakeProps(list)
 	if m.Attributes != nil {
 		attrs, err := dom.ResolveAttributes(m.Attributes)
@@ -804,4 +814,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sortStrings(keys)
 	return keys
+}
+
+// dropSuperseded leaves out of list the legacy properties that migrate into others
+// list also sets (BrickColor beside Color: Studio holds one value), with a warning.
+func (l *loader) dropSuperseded(p, where, class string, list []dom.Property) []dom.Property {
+	return slices.DeleteFunc(list, func(x dom.Property) bool {
+		into, ok := dom.Superseded(class, x.Name, func(name string) bool {
+			return slices.ContainsFunc(list, func(y dom.Property) bool { return y.Name == name })
+		})
+		if ok {
+			l.warnSuperseded(p, where, class, x.Name, into)
+		}
+		return ok
+	})
+}
+
+// warnSuperseded says that prop was left out for into.
+func (l *loader) warnSuperseded(p, where, class, prop, into string) {
+	l.warnf("%s: %s%s sets both %s and %s, which Studio holds as one value: %s is used, %s is left out", l.rel(p), where, class, prop, into, into, prop)
 }

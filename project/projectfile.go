@@ -323,6 +323,12 @@ func (l *loader) buildNode(ctx *context, pf *projectFile, name string, raw json.
 		}
 		inst.Properties.Set(prop, v)
 	}
+	for _, prop := range n.propertyOrder {
+		if into, ok := dom.Superseded(className, prop, func(name string) bool { return inst.Properties.Get(name) != nil }); ok && inst.Properties.Get(prop) != nil {
+			dom.DropProperty(inst, prop)
+			l.warnSuperseded(file, where+": ", className, prop, into)
+		}
+	}
 	if n.attributes != nil {
 		attrs, err := dom.ResolveAttributes(n.attributes)
 		if err != nil {
