@@ -71,6 +71,15 @@ func mcpHint(next errcode.NextAction, details map[string]any) string {
 		case "serve":
 			return "ask the person to open the place in Roblox Studio with the Atlas plugin, or to restart the host as 'atlas serve --emulate' to use the Studio emulator"
 		}
+	case errcode.NextConfirm:
+		// The tool that asked for the confirmation (sync_undo, sync_recover), if not
+		// sync_apply's.
+		switch details["tool"] {
+		case "sync_undo":
+			return "look at the transaction (atlas://transactions), then call sync_undo again with yes: true"
+		case "sync_recover":
+			return "look at the transaction (sync_recover without action), then call sync_recover again with the action and yes: true"
+		}
 	case errcode.NextResolveTransaction:
 		if tx, ok := details["txId"].(string); ok && tx != "" {
 			return fmt.Sprintf("call sync_recover {txId: %q} to see it, then again with action finish or abort and yes: true (or ask the person to reconnect Studio with the same place: Atlas then finishes or rolls it back)", tx)

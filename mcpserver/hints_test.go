@@ -71,6 +71,10 @@ func TestRefusalsNameToolsNotCommands(t *testing.T) {
 	}{
 		{"not confirmed", "sync_apply", map[string]any{"confirmToken": stale.ConfirmToken},
 			"E_CONFIRM_REQUIRED", []any{"confirm"}, []string{"sync_apply", "yes: true"}},
+		{"undo not confirmed", "sync_undo", map[string]any{},
+			"E_CONFIRM_REQUIRED", []any{"confirm"}, []string{"sync_undo", "yes: true"}},
+		{"recover not confirmed", "sync_recover", map[string]any{"action": "finish"},
+			"E_CONFIRM_REQUIRED", []any{"confirm"}, []string{"sync_recover", "yes: true"}},
 		{"stale token", "sync_apply", map[string]any{"confirmToken": stale.ConfirmToken, "yes": true},
 			"E_CONFIRM_TOKEN_MISMATCH", []any{"replan"}, []string{"sync_plan", "sync_apply"}},
 		{"neither id nor fsPath", "get_script", map[string]any{},
@@ -91,6 +95,9 @@ func TestRefusalsNameToolsNotCommands(t *testing.T) {
 				if !strings.Contains(hint, w) {
 					t.Errorf("hint %q does not mention %q", hint, w)
 				}
+			}
+			if (tt.tool == "sync_undo" || tt.tool == "sync_recover") && strings.Contains(hint, "sync_apply") {
+				t.Errorf("hint %q sends an agent to sync_apply from %s", hint, tt.tool)
 			}
 			if strings.Contains(hint, "atlas sync") || strings.Contains(hint, "--") {
 				t.Errorf("hint %q names CLI commands or flags", hint)

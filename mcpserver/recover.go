@@ -25,7 +25,7 @@ type RecoverIn struct {
 func (t *tools) syncRecover(ctx context.Context, in RecoverIn) result[apply.RecoverResult] {
 	if in.Action != "" && !in.Yes {
 		err := errcode.New(errcode.ConfirmRequired, "sync_recover with an action writes disk: call it with yes: true after looking at the transaction").
-			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm)
+			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm).With("tool", "sync_recover")
 		return result[apply.RecoverResult]{err: err}
 	}
 	d, err := t.eng.Recover(ctx, host.RecoverRequest{TxID: in.TxID, Action: in.Action})

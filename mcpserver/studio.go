@@ -131,7 +131,7 @@ type UndoIn struct {
 func (t *tools) syncUndo(ctx context.Context, in UndoIn) result[apply.UndoResult] {
 	if !in.Yes {
 		err := errcode.New(errcode.ConfirmRequired, "sync_undo writes Studio and disk: call it with yes: true").
-			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm)
+			Reason(errcode.ReasonConfirmRequired, errcode.NextConfirm).With("tool", "sync_undo")
 		return result[apply.UndoResult]{err: err}
 	}
 	d, err := t.eng.Undo(ctx, host.UndoRequest{SessionID: in.SessionID, TxID: in.TxID})
