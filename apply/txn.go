@@ -386,7 +386,7 @@ func decide(p *plan.Plan, req Request) ([]action, []string, error) {
 	}
 	if len(unknown) > 0 {
 		return nil, nil, errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
-			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown)
+			Reason(errcode.ReasonUnknownID, errcode.NextFixRequest, errcode.NextReplan).With("ids", unknown)
 	}
 	if bad := malformedExpectations(p, req.Overrides); len(bad) > 0 {
 		return nil, nil, errcode.New(errcode.BadRequest, "%d expected propert(ies) of the overrides cannot be checked (details.invalid says why for each: not a value of the property, or a property the plan does not compare): fix the request (replanning does not help)", len(bad)).

@@ -60,6 +60,10 @@ func mcpHint(next errcode.NextAction, details map[string]any) string {
 		return string(next)
 	}
 	switch next {
+	case errcode.NextFixRequest:
+		if details["reasonCode"] == string(errcode.ReasonUnknownID) {
+			return "drop or correct the overrides whose ids are in details.ids: they are none of this plan's changes (sync_plan lists them)"
+		}
 	case errcode.NextFixProject:
 		if f, ok := details["file"].(string); ok && f != "" {
 			return fmt.Sprintf("fix %s and call the tool again", f)

@@ -320,6 +320,10 @@ func TestPlanGetScriptApplyWithOverride(t *testing.T) {
 	if code(ae) != "E_OVERRIDE_UNKNOWN_ID" {
 		t.Fatalf("apply with an unknown id: %s", code(ae))
 	}
+	// The hint says to drop or correct the id, never to override it.
+	if hint, _ := ae.Errors[0].Details["hint"].(string); !strings.Contains(hint, "drop or correct the overrides") || strings.Contains(hint, "for each listed change") {
+		t.Errorf("unknown id hint = %q", hint)
+	}
 	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true,
 		"overrides": []map[string]any{{"id": ch.ID, "direction": "push", "studioHash": s.StudioHash}}})
 	if !ae.OK {

@@ -140,7 +140,7 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 	// apply refuses it: the caller's plan is not this one.
 	if unknown := unknownIDs(p, req.Overrides); len(unknown) > 0 {
 		return fail(errcode.New(errcode.OverrideUnknownID, "override names a change that is not in the plan: %s", strings.Join(unknown, ", ")).
-			Reason(errcode.ReasonUnknownID, errcode.NextPassOverride, errcode.NextReplan).With("ids", unknown))
+			Reason(errcode.ReasonUnknownID, errcode.NextFixRequest, errcode.NextReplan).With("ids", unknown))
 	}
 	if len(p.Changes) == 0 {
 		out.Status = StatusEmpty

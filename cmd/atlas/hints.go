@@ -59,6 +59,10 @@ func cliHint(next errcode.NextAction, details map[string]any) string {
 		return string(next) // an action newer than this CLI: its identifier still says it
 	}
 	switch next {
+	case errcode.NextFixRequest:
+		if details["reasonCode"] == string(errcode.ReasonUnknownID) {
+			return "drop or correct the --override ids listed: they are none of this plan's changes ('atlas sync plan' lists them)"
+		}
 	case errcode.NextFixProject:
 		if f, ok := details["file"].(string); ok && f != "" {
 			return fmt.Sprintf("fix %s and run the command again", f)
