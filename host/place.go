@@ -67,6 +67,8 @@ type places struct {
 	// The in-step states kept in the state dir for the next host (instepstate.go).
 	dir      string
 	dirty    bool                    // inSync changed since the last save
+	seq      int64                   // the last log entry's sequence number
+	based    map[string]bool         // by session: the files hold a whole state of it
 	fileRead bool                    // the file was read (or is not to be: an undo since)
 	fromFile map[string]*savedInStep // by session: records no session has taken yet
 	hello    map[string]string       // by session: the marker its hello said
@@ -84,6 +86,9 @@ type inStepAt struct {
 	// tree, when set, is the one tree find reads (a plan's disk tree): the same tree
 	// and commit are the same state, not saved again.
 	tree *dom.Instance
+	// touched, set by an apply, lists every id whose instance may differ from the
+	// state before it (the log's entry for the apply).
+	touched func(fn func(id string))
 	// usable, when set, says whether the state can be read (a record of the state
 	// file that turns out unreadable is no state at all).
 	usable func() bool
@@ -106,7 +111,7 @@ const maxBeforeApply = 4
 
 func newPlaces(stateDir string) *places {
 	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
-		undoable: map[string]beforeApply{}, lastApply: map[string]string{}, dir: stateDir, hello: map[string]string{}}
+		undoable: map[string]beforeApply{}, lastApply: map[string]string{}, dir: stateDir, hello: map[string]string{}, based: map[string]bool{}}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -178,6 +183,13 @@ func (p *places) inStep(session string, at inStepAt, live map[string]bool) {
 		delete(p.fromFile, session) // superseded
 		p.dirty = true
 	}
+	if !p.based[session] && at.each != nil && at.find != nil {
+		// The session's first state: whole in the log at once, for an apply's
+		// entries to build on even if the host is killed before its snapshot.
+		if p.logLocked(logFull, session, at, at.each) == nil {
+			p.based[session] = true
+		}
+	}
 }
 
 // applied records what an apply (transaction tx, changing the instances ids) left the
@@ -215,6 +227,10 @@ func (p *places) applied(session, tx string, at inStepAt, ids []string, live map
 	p.inStep(session, at, live)
 	p.mu.Lock()
 	p.lastApply[session] = tx
+	if at.touched != nil && at.find != nil {
+		// Kept at once: a host killed before its next idle moment still has it.
+		_ = p.logLocked(logDelta, session, at, at.touched)
+	}
 	p.mu.Unlock()
 }
 
@@ -254,13 +270,18 @@ func (p *places) undone(tx string) {
 	}
 	clear(p.inSync)
 	clear(p.lastApply)
+	clear(p.based)
+	// What a previous host kept is older than this undo: never used now. The log
+	// says so at once, with the state kept (the next snapshot writes it whole).
+	p.readInStepLocked() // (its sequence numbers)
+	p.fromFile, p.dirty = nil, true
+	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
 	if keep != nil {
 		p.inSync[b.session] = *keep
+		if keep.each != nil && p.logLocked(logFull, b.session, *keep, keep.each) == nil {
+			p.based[b.session] = true
+		}
 	}
-	// What a previous host kept is older than this undo: never used now. The file
-	// goes at once (the next save writes what is kept).
-	p.fileRead, p.fromFile, p.dirty = true, nil, true
-	_ = os.Remove(inStepFile(p.dir))
 }
 
 // syncBase returns what the session's Studio was last known to hold in step with

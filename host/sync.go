@@ -475,6 +475,20 @@ func afterApply(p *plan.Plan, studio *dom.Instance, applied []apply.Applied) inS
 			for id := range before() {
 				fn(id)
 			}
+		},
+		touched: func(fn func(id string)) {
+			// Every instance of the plan's changes, on each side: pulled ones
+			// (Studio's, now in step) as much as pushed and skipped ones.
+			for id := range over {
+				fn(id)
+			}
+			for _, ch := range p.Changes {
+				for _, side := range []*dom.Instance{ch.Studio, ch.Disk, ch.Base} {
+					if side != nil {
+						side.Walk(func(x *dom.Instance) bool { fn(x.ID); return true })
+					}
+				}
+			}
 		}}
 }
 

@@ -15,8 +15,9 @@ import (
 
 // "A host restarted while Studio stays open × N: 0 pulled over a commit, 0 false
 // drift": each round syncs one script (a disk edit pushed, or a Studio edit pulled),
-// leaves it uncommitted, then stops the host: a SIGKILL once it has been idle (it
-// keeps its state as it goes idle), or a SIGTERM. The user edits the same script on
+// leaves it uncommitted, then stops the host: a SIGKILL right after the apply (its
+// log entry holds it), a SIGKILL once it has been idle (it writes its snapshot then),
+// or a SIGTERM. The user edits the same script on
 // disk and commits it, then the next host starts and Studio reconnects with the
 // same session. HEAD and disk now agree, and Studio still holds what the sync left:
 // the table alone would call that Studio's change and pull it over the commit, and
@@ -49,15 +50,20 @@ func TestFaultHostRestartedWithStudioOpen(t *testing.T) {
 		if res := p.apply(token); !res.env.OK {
 			t.Fatalf("round %d: apply: %s", r, outcome(res.env))
 		}
-		if r%4 < 2 {
-			// Killed once idle: the state it kept is on disk by then.
+		switch r % 4 {
+		case 0:
+			// Killed at once: the apply's log entry is all there is of it.
+			hostProc.kill()
+			kills++
+		case 1:
+			// Killed once idle: its snapshot is on disk by then.
 			p.waitFor("the host to keep its in-step state", func() bool {
 				st, err := os.Stat(stateFile)
 				return err == nil && st.ModTime().After(synced)
 			})
 			hostProc.kill()
 			kills++
-		} else {
+		default:
 			_ = hostProc.cmd.Process.Signal(syscall.SIGTERM)
 			<-hostProc.done
 			terms++
@@ -105,6 +111,64 @@ func TestFaultHostRestartedWithStudioOpen(t *testing.T) {
 			t.Errorf("round %d: S%d in Studio is %q after the apply, want the commit", r, i, got)
 		}
 	}
-	t.Logf("host restarted with Studio open × %d (%d SIGKILL once idle, %d SIGTERM): %d pulled over a commit, %d false drift",
+	t.Logf("host restarted with Studio open × %d (%d SIGKILL, at once or once idle; %d SIGTERM): %d pulled over a commit, %d false drift",
 		n, kills, terms, pulledOver, falseDrift)
+}
+
+// "An undo, a commit, plans that keep the host busy, then a SIGKILL × N: 0 pulled
+// over a commit": a push is undone (Studio holds its text from before), the disk edit
+// is committed, and plans keep coming (an agent polling) so the host is never idle
+// long enough to write its snapshot. It is killed and started again. What the undo
+// left in step is in the log: the commit is pushed, never pulled over by the text the
+// undo put back in Studio, and drift reports nothing.
+func TestFaultUndoCommitAndKill(t *testing.T) {
+	n := rounds(t, 3)
+	p := newProj(t)
+	hostProc := p.serve()
+	p.emulator(p.place(nil), "--keep")
+	pulledOver := 0
+	for r := range n {
+		i := 1 + rand.IntN(scripts)
+		text := fmt.Sprintf("-- S%d edited on disk, round %d\n", i, r)
+		p.write(i, text)
+		token, _ := p.planToken()
+		if res := p.apply(token); !res.env.OK {
+			t.Fatalf("round %d: apply: %s", r, outcome(res.env))
+		}
+		if e := p.cli("sync", "undo"); !e.OK {
+			t.Fatalf("round %d: undo: %s", r, outcome(e))
+		}
+		p.commit(fmt.Sprintf("round %d", r))
+		for range 3 {
+			p.planToken()
+		}
+		hostProc.kill()
+		hostProc = p.serve()
+		p.waitSession()
+		e := p.cli("sync", "plan")
+		var plan struct {
+			Changes []struct {
+				Direction string `json:"direction"`
+			} `json:"changes"`
+		}
+		json.Unmarshal(e.Data, &plan)
+		if !e.OK || len(plan.Changes) != 1 || plan.Changes[0].Direction != "push" {
+			pulledOver++
+			t.Errorf("round %d: plan after the restart: %s %s, want S%d pushed", r, outcome(e), e.Data, i)
+		}
+		d := p.cli("drift")
+		var drift struct {
+			Changes []json.RawMessage `json:"changes"`
+		}
+		json.Unmarshal(d.Data, &drift)
+		if len(drift.Changes) != 0 {
+			t.Errorf("round %d: drift reports %s", r, d.Data)
+		}
+		p.settle(fmt.Sprintf("round %d, settled", r))
+		if got := p.read(i); got != text {
+			pulledOver++
+			t.Errorf("round %d: S%d on disk is %q after the sync, want the commit", r, i, got)
+		}
+	}
+	t.Logf("undo, commit, busy host, SIGKILL × %d: %d pulled over a commit", n, pulledOver)
 }
