@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atlas-rbx/atlas/dom"
+	"github.com/atlas-rbx/atlas/internal/atomicfile"
 	"github.com/atlas-rbx/atlas/internal/statefile"
 )
 
@@ -280,7 +281,9 @@ func (p *places) saveInStep() (saved bool, err error) {
 	p.mu.Lock()
 	if p.seq == seq {
 		// Nothing was logged meanwhile: the snapshot holds it all.
-		_ = os.Remove(inStepLog(p.dir))
+		if os.Remove(inStepLog(p.dir)) == nil {
+			p.logSize = 0
+		}
 	}
 	p.mu.Unlock()
 	return len(records) > 0, nil
@@ -313,10 +316,52 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
+// maxInStepLog is the size past which the log is compacted (rewritten as each
+// session's whole state) before the next entry: a host never idle long enough for
+// its snapshot would otherwise grow it without end.
+const maxInStepLog = 32 << 20
+
 // logLocked appends an entry to the log (kind, for session, and for a delta or a
-// full state the instances find gives for each id lists). The caller holds p.mu.
-// A failure is not fatal: the snapshot at the next idle moment has the state.
+// full state the instances find gives for each id lists). The caller holds p.mu
+// (and the Studio lock: the trees' texts are not let go meanwhile). A failure is
+// not fatal: the snapshot at the next idle moment has the state.
 func (p *places) logLocked(kind int, session string, at inStepAt, ids func(func(string))) error {
+	if p.logSize > maxInStepLog {
+		var all []byte
+		for s, cur := range p.inSync {
+			if cur.each == nil || cur.find == nil || cur.usable != nil && !cur.usable() {
+				continue
+			}
+			frame, err := p.frameLocked(logFull, s, cur, cur.each)
+			if err != nil {
+				return err
+			}
+			all = append(all, frame...)
+		}
+		if err := atomicfile.Write(inStepLog(p.dir), all, 0o600); err != nil {
+			return err
+		}
+		p.logSize = int64(len(all))
+	}
+	frame, err := p.frameLocked(kind, session, at, ids)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(inStepLog(p.dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(frame)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	p.logSize += int64(len(frame))
+	p.dirty = true // the next snapshot takes it in
+	return err
+}
+
+// frameLocked is one log entry, framed: its length, its bytes and their CRC-32.
+func (p *places) frameLocked(kind int, session string, at inStepAt, ids func(func(string))) ([]byte, error) {
 	next := time.Now().UnixNano()
 	if next <= p.seq {
 		next = p.seq + 1
@@ -344,7 +389,7 @@ func (p *places) logLocked(kind int, session string, at inStepAt, ids func(func(
 				fn(id)
 			}
 		}, at.find); err != nil {
-			return err
+			return nil, err
 		}
 		e.Uvarint(uint64(len(body.Bytes())))
 		e.Raw(body.Bytes())
@@ -352,17 +397,7 @@ func (p *places) logLocked(kind int, session string, at inStepAt, ids func(func(
 	payload := e.Bytes()
 	frame := binary.AppendUvarint(nil, uint64(len(payload)))
 	frame = append(frame, payload...)
-	frame = binary.LittleEndian.AppendUint32(frame, crc32.ChecksumIEEE(payload))
-	f, err := os.OpenFile(inStepLog(p.dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(frame)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	p.dirty = true // the next snapshot takes it in
-	return err
+	return binary.LittleEndian.AppendUint32(frame, crc32.ChecksumIEEE(payload)), nil
 }
 
 // readInStepLocked reads the snapshot's records and the log's entries after it,
@@ -389,6 +424,7 @@ func (p *places) readInStepLocked() {
 		}
 	}
 	log, _ := os.ReadFile(inStepLog(p.dir))
+	p.logSize = int64(len(log))
 	for len(log) > 0 {
 		size, n := binary.Uvarint(log)
 		if n <= 0 || uint64(len(log)-n) < size+4 {

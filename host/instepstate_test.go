@@ -234,6 +234,14 @@ func TestInStepLogReplay(t *testing.T) {
 	f.Write([]byte{0x80, 0x01, 'x'})
 	f.Close()
 	check(newPlaces(dir), "a torn log")
+	// A log past its bound is compacted, before the next entry, into each session's
+	// whole state: the same state reads back.
+	p.logSize = maxInStepLog + 1
+	p.applied("s1", "tx2", inStepAt{commit: "c2", find: find, each: mapKeys(bi), touched: func(fn func(string)) {}}, nil, live)
+	if st, err := os.Stat(filepath.Join(dir, inStepLogFile)); err != nil || p.logSize != st.Size() || st.Size() > maxInStepLog {
+		t.Fatalf("the log after compaction: %v, %d bytes (host knows %d)", err, st.Size(), p.logSize)
+	}
+	check(newPlaces(dir), "a compacted log")
 	if _, err := p.saveInStep(); err != nil {
 		t.Fatal(err)
 	}

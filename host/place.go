@@ -68,6 +68,7 @@ type places struct {
 	dir      string
 	dirty    bool                    // inSync changed since the last save
 	seq      int64                   // the last log entry's sequence number
+	logSize  int64                   // the log's size, as this host last knew it
 	based    map[string]bool         // by session: the files hold a whole state of it
 	fileRead bool                    // the file was read (or is not to be: an undo since)
 	fromFile map[string]*savedInStep // by session: records no session has taken yet
