@@ -107,7 +107,8 @@ func (r *record) summary() TxSummary {
 		PlaceID: r.Place.ID, PlaceName: r.Place.Name, Counts: TxCounts{Changes: len(r.changes()), Files: len(r.Files), StudioOps: len(r.Ops)}}
 }
 
-// changes are the change ids of the ops and the Studio pre-images, in order.
+// changes are the change ids of the ops and the Studio pre-images, in order, then
+// those of the files written for pulls.
 func (r *record) changes() []TxChange {
 	out := []TxChange{}
 	at := map[string]int{}
@@ -129,6 +130,9 @@ func (r *record) changes() []TxChange {
 	}
 	for _, op := range r.Ops {
 		add(op.ChangeID, "")
+	}
+	for _, f := range r.Files {
+		add(f.ChangeID, f.ChangePath)
 	}
 	return out
 }

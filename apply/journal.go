@@ -95,6 +95,10 @@ type journalFile struct {
 	// (files[].action "kept"); the transaction wrote nothing there, so undo has
 	// nothing to put back.
 	Kept bool `json:"kept,omitempty"`
+	// ChangeID and ChangePath are the change the file is written for (a pull), when
+	// known.
+	ChangeID   string `json:"changeId,omitempty"`
+	ChangePath string `json:"changePath,omitempty"`
 }
 
 type studioPreImage struct {
@@ -161,6 +165,9 @@ func (j *Journal) Prepare(txID string, st *State, w *work, place Place) (rec *re
 	}
 	for i, f := range w.files {
 		jf := journalFile{Path: f.Path, Delete: f.Delete, Dir: f.Dir, Expect: f.Expect}
+		if i < len(w.fileOf) {
+			jf.ChangeID, jf.ChangePath = w.fileOf[i].ID, w.fileOf[i].Path
+		}
 		if !f.Dir && f.Expect != "" {
 			old, err := os.ReadFile(r.abs(f.Path))
 			switch {

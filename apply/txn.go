@@ -663,6 +663,9 @@ func emptyTagged(v any) bool {
 type work struct {
 	ops   []protocol.Op
 	files []project.FileOp
+	// fileOf is, by index of files, the change (id and path) each file is written
+	// for, where known (the journal's record of the transaction names it).
+	fileOf []TxChange
 	// sourceHashes are the git blob ids of the Sources that edit and add ops write,
 	// by op index, hashed where the text is at hand (checksOf needs them).
 	sourceHashes map[int]string
@@ -938,6 +941,10 @@ func (p *pullSet) claim(w *work, c *plan.Change, ops []project.FileOp) error {
 			}
 		}
 		w.files = append(w.files, op)
+		for len(w.fileOf) < len(w.files)-1 {
+			w.fileOf = append(w.fileOf, TxChange{})
+		}
+		w.fileOf = append(w.fileOf, TxChange{ID: c.ID, Path: c.Path})
 	}
 	return nil
 }

@@ -200,6 +200,33 @@ func TestSyncUndoAndTransactionResources(t *testing.T) {
 	if code(u) == "" || u.Errors[0].Details["reasonCode"] != "nothing_to_undo" {
 		t.Fatalf("a second undo: %+v", u.Errors)
 	}
+
+	// A pull writes a file and no Studio op: the record names its change too.
+	e.Plugin.Edit(func(root *bridgetest.Node) {
+		root.Child("ServerScriptService").Child("Main").SetSource("print('from studio')\n")
+	})
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return {}\n")
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	var pulled planData
+	json.Unmarshal(pe.Data, &pulled)
+	var mainID string
+	for _, c := range pulled.Changes {
+		if c.Path == "ServerScriptService/Main" {
+			mainID = c.ID
+		}
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": pulled.ConfirmToken, "yes": true, "skipUnresolved": true})
+	if !ae.OK || mainID == "" {
+		t.Fatalf("the pull: %+v %s", ae.Errors, pe.Data)
+	}
+	var pullTx struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(ae.Data, &pullTx)
+	json.Unmarshal(read("atlas://transactions/"+pullTx.TxID).Data, &tx)
+	if len(tx.Changes) != 1 || tx.Changes[0].ID != mainID || tx.Changes[0].Path != "ServerScriptService/Main" {
+		t.Fatalf("the pull's record: %+v", tx)
+	}
 }
 
 // game itself: no path, and a missing service's nearest instance is game (null).
