@@ -852,14 +852,15 @@ func TestUndoRefusesAnotherPlace(t *testing.T) {
 	}
 }
 
-// A session id that is not connected is no_studio, pointing to the sessions that are.
+// A session id that is not connected is no_studio, pointing to the sessions that are
+// (and only to them, while one is).
 func TestUnknownSessionPointsToTheConnectedOnes(t *testing.T) {
 	e := hosttest.Start(t, nil, nil)
 	_, err := e.Host.Plan(context.Background(), host.PlanRequest{SessionID: "deadbeefdeadbeefdeadbeefdeadbeef"})
 	ce := mustCode(t, err, errcode.StudioNotConnected)
 	next, _ := ce.Details["nextActions"].([]string)
-	if ce.ReasonCode() != errcode.ReasonNoStudio || len(next) == 0 || next[0] != string(errcode.NextSelectSession) {
-		t.Errorf("refusal = %s %v, want no_studio with select_session first", ce.ReasonCode(), ce.Details["nextActions"])
+	if ce.ReasonCode() != errcode.ReasonNoStudio || len(next) != 1 || next[0] != string(errcode.NextSelectSession) {
+		t.Errorf("refusal = %s %v, want no_studio with select_session alone (a Studio is connected: opening one is no way out)", ce.ReasonCode(), ce.Details["nextActions"])
 	}
 	if ce.Details["sessions"] == nil {
 		t.Errorf("details = %v, want the connected sessions", ce.Details)

@@ -82,7 +82,11 @@ func (h *Host) sessionOrReason(s *bridge.Session, err error) (*bridge.Session, e
 			// A session id that is not connected: the ones that are, to pick from.
 			next := []errcode.NextAction{errcode.NextConnectStudio}
 			if ce.ReasonCode() == errcode.ReasonSessionNotConnected {
-				next = []errcode.NextAction{errcode.NextSelectSession, errcode.NextConnectStudio}
+				next = []errcode.NextAction{errcode.NextSelectSession}
+				if len(h.bridge.Sessions()) == 0 {
+					// None connected at all: opening Studio is the way too.
+					next = append(next, errcode.NextConnectStudio)
+				}
 			}
 			ce.Reason(errcode.ReasonNoStudio, next...).With("hostKind", h.opts.Kind)
 		} else if ce.Code == errcode.StudioAmbiguous {
