@@ -11,6 +11,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/errcode"
 	"github.com/atlas-rbx/atlas/host"
+	"github.com/atlas-rbx/atlas/plan"
 )
 
 // driftOptions are `atlas drift`'s flags.
@@ -98,7 +99,7 @@ func (a *app) gitIndexFile() string {
 }
 
 func driftUnknown(opts *driftOptions, strict bool, msg string) int {
-	d := &host.DriftData{Connected: false, Message: msg}
+	d := &host.DriftData{Connected: false, Message: msg, Changes: []*plan.Change{}, Blocking: []string{}}
 	opts.IO.emit(opts.JSON, host.CommandDrift, d, nil, func(io.Writer) { fmt.Fprintln(opts.IO.ErrOut, "atlas drift:", msg) })
 	if strict {
 		return exitChanges
