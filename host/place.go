@@ -30,8 +30,9 @@ type PlaceRecord struct {
 // successful sync (plan.PlaceState): "same", "different", "empty" (none of the
 // project's scripts: a new or wrong place; known once a plan has read the place),
 // or "unknown" (no sync remembered, or nothing tells the places apart). With
-// "different", plans leave every change to disk unresolved (place_changed); with
-// "empty", every deletion on disk.
+// "different" or "empty", plans leave every deletion on disk unresolved
+// (place_changed), and every change to disk in a place proven another (another
+// marker or published id).
 type PlaceCheck struct {
 	State plan.PlaceState `json:"state"`
 	// Marker is the connected place's marker, absent when it has none.
@@ -285,6 +286,20 @@ func (p *places) undone(tx string) {
 	}
 }
 
+// recovered lets go of every in-step state after recovery finished a transaction
+// whose host was killed before it recorded one (the log says so at once): until the
+// next plan in step or apply, the table decides.
+func (p *places) recovered() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.readInStepLocked() // (its sequence numbers)
+	clear(p.inSync)
+	clear(p.lastApply)
+	clear(p.based)
+	p.fromFile, p.dirty = nil, true
+	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
+}
+
 // syncBase returns what the session's Studio was last known to hold in step with
 // disk (the latest plan that found nothing to sync, or the latest apply), and the
 // base commit then; none (find nil) when this session has not been in step yet.
@@ -302,10 +317,22 @@ func (p *places) syncBase(info bridge.SessionInfo) inStepAt {
 
 // identityOf is identity for a connected session.
 func (p *places) identityOf(info bridge.SessionInfo) plan.PlaceState {
+	state, _ := p.identityAndProof(info)
+	return state
+}
+
+// identityAndProof is identityOf, and whether "different" is proven: the place has
+// another marker, or another published id, than the last sync's. (A place that only
+// lacks the marker may be the synced one reopened from a save made before the sync
+// marked it.)
+func (p *places) identityAndProof(info bridge.SessionInfo) (plan.PlaceState, bool) {
 	marker := p.markerOf(info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return identity(p.lastLocked(), info.PlaceID, marker)
+	last := p.lastLocked()
+	state := identity(last, info.PlaceID, marker)
+	proven := state == plan.PlaceDifferent && (last.Marker != "" && marker != "" || last.PlaceID != 0 && info.PlaceID != 0)
+	return state, proven
 }
 
 // planned records the place state a plan for a session found.

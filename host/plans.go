@@ -73,7 +73,7 @@ func (c *planCache) same(disk *project.Project, studio *dom.Instance, in plan.In
 	defer c.mu.Unlock()
 	lp := c.last
 	if lp != nil && !lp.read && lp.disk == disk && lp.studio == studio && lp.in.BaseCommit == in.BaseCommit &&
-		lp.in.BaseRef == in.BaseRef && lp.in.SessionID == in.SessionID && lp.in.Place == in.Place && lp.in.FoldCase == in.FoldCase &&
+		lp.in.BaseRef == in.BaseRef && lp.in.SessionID == in.SessionID && lp.in.Place == in.Place && lp.in.OtherPlace == in.OtherPlace && lp.in.FoldCase == in.FoldCase &&
 		maps.Equal(lp.in.Unmerged, in.Unmerged) {
 		return lp.plan
 	}

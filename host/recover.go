@@ -171,8 +171,11 @@ func (h *Host) recoverLocked() []apply.Pending {
 
 // syncedByRecovery records, as an apply does, that the place of a transaction
 // recovery finished is the place of the last successful sync: both sides hold it.
-// It needs that place's one edit session to be connected (to mark the place).
+// It needs that place's one edit session to be connected (to mark the place). What
+// Studio was known to hold in step is let go: the transaction changed both sides
+// after it was last recorded (the host that ran it was killed first).
 func (h *Host) syncedByRecovery(ctx context.Context, place apply.Place) {
+	h.places.recovered()
 	if s := h.placeSession(place, ""); s != nil {
 		h.places.synced(ctx, s, h.log.Warn)
 	}

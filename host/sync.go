@@ -129,8 +129,9 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 	}
 	h.log.Debug("plan inputs read", "diskAndBaseMs", read.Sub(started).Milliseconds(), "studioMs", time.Since(read).Milliseconds(),
 		"studioSnapshot", kind, "sourcesByHash", snaps.c.byHash)
+	place, otherPlace := h.places.identityAndProof(s.Info())
 	in := plan.Input{Disk: disk.Root, Studio: studio, Base: baseRoot, SessionID: s.Info().ID,
-		Place: h.places.identityOf(s.Info()), FoldCase: foldCase, DiskIndex: disk.Index(), Memo: h.memo,
+		Place: place, OtherPlace: otherPlace, FoldCase: foldCase, DiskIndex: disk.Index(), Memo: h.memo,
 		Unmerged: h.bases.unmerged()}
 	if b != nil {
 		in.BaseCommit, in.BaseRef, in.BaseIndex = b.commit, b.ref, b.proj.Index()

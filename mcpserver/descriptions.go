@@ -18,8 +18,9 @@ confirmToken bound to this exact plan (planHash, expiresAt).
 Next: inspect; for direction null (both_changed, delete_edit_conflict, no_base) call get_script to
 read Studio's text, merge into the file if needed (then plan again), and decide push/pull/skip;
 then sync_apply.
-Guards also leave changes null on purpose: place_changed (Studio holds another place: every change to
-disk; an empty place: deletions of files; see session.placeCheck) and mass_delete hold back deletions of files; duplicate_name holds back pulls of
+Guards also leave changes null on purpose: place_changed (Studio holds another or an empty place:
+deletions of files, and every change to disk in a place with another marker or id; see
+session.placeCheck) and mass_delete hold back deletions of files; duplicate_name holds back pulls of
 same-named siblings (rename one in Studio); project_node_removed and studio_mass_delete hold back
 deletions in Studio (what the project file no longer declares; too many files deleted on disk). Carry those out only when the person asks for it.`
 

@@ -147,7 +147,7 @@ func (c *computer) guard(p *Plan, total, present census) {
 		}
 	}
 	switch {
-	case p.Place == PlaceDifferent && len(deletions)+len(pulls) > 0:
+	case p.Place == PlaceDifferent && c.in.OtherPlace && len(deletions)+len(pulls) > 0:
 		// Another place's scripts are not this project's newer work: nothing of
 		// it is written to disk by default (a second project's Studio on the same
 		// port, a place opened by mistake).
@@ -158,12 +158,16 @@ func (c *computer) guard(p *Plan, total, present census) {
 		slices.Sort(g.PlaceChanged)
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds another place than the project's last sync: its %d change(s) to disk (%d deletion(s) of files) are left unresolved (place_changed); choose pull for a change to write it to disk, or push to give the place the project's version", len(deletions)+len(pulls), len(deletions)))
 		deletions = nil
-	case p.Place == PlaceEmpty && len(deletions) > 0:
+	case (p.Place == PlaceEmpty || p.Place == PlaceDifferent) && len(deletions) > 0:
 		for _, ch := range deletions {
 			hold(ch, PlaceChanged)
 			g.PlaceChanged = append(g.PlaceChanged, ch.ID)
 		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds none of the project's instances (a new or different place): %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", len(deletions)))
+		what := "another place than the project's last sync (or the synced one, saved before the sync marked it)"
+		if p.Place == PlaceEmpty {
+			what = "none of the project's instances (a new or different place)"
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Studio holds %s: %d deletion(s) on disk are left unresolved (place_changed); choose pull for a change to delete its files", what, len(deletions)))
 		deletions = nil
 	}
 	deletions = guardCannotPull(p, g, deletions)

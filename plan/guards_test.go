@@ -103,9 +103,9 @@ func TestPlaceGuard(t *testing.T) {
 }
 
 func TestPlaceGuardLeavesOtherChanges(t *testing.T) {
-	// In another place, a disk edit still pushes; every change to disk (a
-	// deletion, and an edit: another place's script is not this project's newer
-	// work) is held back.
+	// In another place (proven: another marker or published id), a disk edit
+	// still pushes; every change to disk (a deletion, and an edit: another place's
+	// script is not this project's newer work) is held back.
 	project := map[string]int{"Shared": 3}
 	disk := place(project, nil)
 	studio := place(project, func(p string) bool { return p != "Shared/M2" })
@@ -114,7 +114,7 @@ func TestPlaceGuardLeavesOtherChanges(t *testing.T) {
 	disk.Find("ServerScriptService", "Shared", "M1").Properties.Set("Source", dom.String("return 'disk'\n"))
 	disk.Find("ServerScriptService", "Shared", "M1").SourceHash = gitblob.Hash([]byte("return 'disk'\n"))
 	base := place(project, nil)
-	p := Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceDifferent})
+	p := Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceDifferent, OtherPlace: true})
 	want := map[string]string{
 		"ServerScriptService/Shared/M0": "place_changed/",
 		"ServerScriptService/Shared/M1": "disk_changed/push",
@@ -126,10 +126,16 @@ func TestPlaceGuardLeavesOtherChanges(t *testing.T) {
 	if p.Guards == nil || len(p.Guards.PlaceChanged) != 2 || !strings.Contains(strings.Join(p.Warnings, "\n"), "2 change(s) to disk (1 deletion(s) of files)") {
 		t.Errorf("guards %+v, warnings %q", p.Guards, p.Warnings)
 	}
-	// The same place: the edit pulls.
+	// The same place, or one only lacking the marker (the synced place reopened
+	// from a save made before the sync marked it): the edit pulls; in the latter,
+	// the deletion is still held.
 	p = Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceSame})
 	if got := outcome(p)["ServerScriptService/Shared/M0"]; got != "studio_changed/pull" {
 		t.Errorf("in the same place, M0 = %s", got)
+	}
+	p = Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c", Place: PlaceDifferent})
+	if got := outcome(p); got["ServerScriptService/Shared/M0"] != "studio_changed/pull" || got["ServerScriptService/Shared/M2"] != "place_changed/" {
+		t.Errorf("in a place without the marker: %v", got)
 	}
 }
 

@@ -24,6 +24,11 @@ type Input struct {
 	// sync, as the place's identity tells ("" is PlaceUnknown). Compute finds an
 	// empty place itself, from the trees.
 	Place PlaceState
+	// OtherPlace says Place is PlaceDifferent for proof: the place has another
+	// marker or another published id than the last sync's (not only no marker).
+	// Then every change to disk is held (PlaceChanged), edits pulled too; else only
+	// deletions on disk are.
+	OtherPlace bool
 	// FoldCase says the project's file system compares names ignoring case, so
 	// that siblings whose names differ only in case would share a file.
 	FoldCase bool

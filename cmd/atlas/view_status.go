@@ -22,7 +22,7 @@ func renderStatus(w io.Writer, d *host.StatusData, st style) {
 		if pc := s.PlaceCheck; pc != nil && (pc.State == "different" || pc.State == "empty") {
 			held := "deletions on disk are left unresolved"
 			if pc.State == "different" {
-				held = "its changes to disk (edits and deletions) are left unresolved"
+				held = "deletions on disk (and edits too, where it has another marker or place id) are left unresolved"
 			}
 			fmt.Fprintf(w, "         %s\n", st.yellow(string(pc.State)+" place: not the place of the last sync; "+held))
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/host/hosttest"
 	"github.com/atlas-rbx/atlas/project"
+	"github.com/atlas-rbx/atlas/protocol"
 )
 
 // atlasBin is the atlas binary every test runs, built once by TestMain.
@@ -280,7 +281,8 @@ func (p *proj) waitFor(what string, ok func() bool) {
 }
 
 // place writes the emulator's place for the project as it is on disk now, with
-// scripts' sources replaced as given (index → source), and returns its path.
+// scripts' sources replaced as given (index → source), and returns its path. It
+// carries the marker of the project's last synced place, as that place saved does.
 func (p *proj) place(sources map[int]string) string {
 	p.t.Helper()
 	loc, err := project.Locate(p.dir, "", func(string) string { return "" })
@@ -292,6 +294,13 @@ func (p *proj) place(sources map[int]string) string {
 		p.t.Fatal(err)
 	}
 	pf := host.PlaceFromTree(pr.Root, pr.Name)
+	// The place as Studio saved it since the last sync, which marked it: a Studio
+	// started again from it is the same place.
+	var last host.PlaceRecord
+	if b, err := os.ReadFile(filepath.Join(host.ProjectStateDir(p.state, p.file), "place.json")); err == nil && json.Unmarshal(b, &last) == nil && last.Marker != "" {
+		pf.Root.Children = append(pf.Root.Children, &host.PlaceNode{Name: "ServerStorage", ClassName: "ServerStorage",
+			Properties: dom.Properties{"Attributes": dom.Attributes{protocol.PlaceMarkerAttribute: dom.String(last.Marker)}}})
+	}
 	for i, src := range sources {
 		n := pf.Root.Find("ServerScriptService", fmt.Sprintf("S%d", i))
 		if n == nil {
