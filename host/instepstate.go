@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -230,8 +231,8 @@ func (p *places) saveInStep() (saved bool, err error) {
 	}
 	path := inStepFile(p.dir)
 	p.mu.Unlock()
-	slices.SortFunc(live, func(a, b entry) int { return compareStrings(a.session, b.session) })
-	slices.SortFunc(kept, func(a, b *savedInStep) int { return compareStrings(a.session, b.session) })
+	slices.SortFunc(live, func(a, b entry) int { return strings.Compare(a.session, b.session) })
+	slices.SortFunc(kept, func(a, b *savedInStep) int { return strings.Compare(a.session, b.session) })
 	var records []*savedInStep
 	for _, en := range live {
 		var body dom.Encoder
@@ -304,16 +305,6 @@ func mapKeys(m map[string]*dom.Instance) func(func(string)) {
 			fn(id)
 		}
 	}
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxInStepLog is the size past which the log is compacted (rewritten as each

@@ -71,21 +71,11 @@ func (h *Host) withNewProps(ctx context.Context, s *bridge.Session, studio *dom.
 // query found nothing to add.
 func readNewSubtree(ctx context.Context, s *bridge.Session, r *dom.Instance) (*dom.Instance, error) {
 	var names []string
-	var ords []int
 	for x := r; x.Parent != nil; x = x.Parent {
-		ord := 0
-		for _, sib := range x.Parent.Children {
-			if sib == x {
-				break
-			}
-			if sib.Name == x.Name {
-				ord++
-			}
-		}
-		names, ords = append(names, x.Name), append(ords, ord)
+		names = append(names, x.Name)
 	}
 	slices.Reverse(names)
-	slices.Reverse(ords)
+	ords := ordinals(r)
 	depth := 0
 	props := map[string]map[string]string{}
 	var walk func(x *dom.Instance, d int)

@@ -65,6 +65,24 @@ func restartSetup(t *testing.T) (pluginDir string, loc *project.Location, placeP
 	return pluginDir, loc, placePath
 }
 
+// startKeptStudio starts a host for the delta project and an emulator that outlives
+// it (as a Studio left open does), for tests that restart the host on the same port
+// and state dir.
+func startKeptStudio(t *testing.T) (h *host.Host, loc *project.Location, state string, port int, emu *host.Emulator) {
+	t.Helper()
+	pluginDir, loc, placePath := restartSetup(t)
+	state, port = t.TempDir(), freePort(t)
+	h = startHostOn(t, loc, state, port)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath, Keep: true})
+	if err != nil {
+		t.Fatalf("start the emulator: %v", err)
+	}
+	t.Cleanup(func() { emu.Stop() })
+	return h, loc, state, port, emu
+}
+
 // TestStudioSnapshotAcrossHostRestart: a host keeps its latest Studio snapshot in the
 // state dir when it stops, and the plugin keeps watching Studio while no host
 // listens. So the next host's first plan asks the same Studio session for a delta,
@@ -72,16 +90,9 @@ func restartSetup(t *testing.T) (pluginDir string, loc *project.Location, placeP
 // Each round edits Studio at random, restarts the host, plans (a delta), then
 // forces a whole snapshot and plans again: both must agree.
 func TestStudioSnapshotAcrossHostRestart(t *testing.T) {
-	pluginDir, loc, placePath := restartSetup(t)
-	state, port := t.TempDir(), freePort(t)
-	h := startHostOn(t, loc, state, port)
+	h, loc, state, port, emu := startKeptStudio(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath, Keep: true})
-	if err != nil {
-		t.Fatalf("start the emulator: %v", err)
-	}
-	t.Cleanup(func() { emu.Stop() })
 	waitSession := func(h *host.Host) string {
 		t.Helper()
 		s, err := h.Bridge().WaitSession(ctx, "")
@@ -200,16 +211,9 @@ func TestWarmAtStart(t *testing.T) {
 // host listens waits for that Studio (the previous host had it when it stopped)
 // instead of failing with E_STUDIO_NOT_CONNECTED, round after round.
 func TestCommandWaitsForStudioAfterARestart(t *testing.T) {
-	pluginDir, loc, placePath := restartSetup(t)
-	state, port := t.TempDir(), freePort(t)
-	h := startHostOn(t, loc, state, port)
+	h, loc, state, port, _ := startKeptStudio(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	emu, err := host.StartEmulator(ctx, host.EmulatorOptions{PluginDir: pluginDir, URL: h.PluginURL(), Place: placePath, Keep: true})
-	if err != nil {
-		t.Fatalf("start the emulator: %v", err)
-	}
-	t.Cleanup(func() { emu.Stop() })
 	if _, err := h.Bridge().WaitSession(ctx, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -17,36 +17,16 @@ import (
 // (compared byte for byte, but shown and edited as text by Studio and most editors).
 func (r *result) warnings() []string {
 	var out []string
-	keys := make([]string, 0, len(r.unsyncable))
-	for k := range r.unsyncable {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		s := r.unsyncable[k]
-		where := s.first
-		if s.n > 1 {
-			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
-		}
+	eachSeen(r.unsyncable, func(k, where string) {
 		if class, prop, ok := strings.Cut(k, "."); ok && dom.IsRefProperty(class, prop) {
 			out = append(out, fmt.Sprintf("%s is set by the project (%s) and is a reference: a model file keeps it by its own referents, and Atlas leaves it out of comparisons and writes (Studio's scripts can write it, but no plan can name the instance it points at)", k, where))
-			continue
+			return
 		}
 		out = append(out, fmt.Sprintf("%s is set by the project (%s) but Studio's scripts cannot write it: Atlas leaves it out of comparisons and writes", k, where))
-	}
-	keys = keys[:0]
-	for k := range r.unknown {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		s := r.unknown[k]
-		where := s.first
-		if s.n > 1 {
-			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
-		}
+	})
+	eachSeen(r.unknown, func(k, where string) {
 		out = append(out, fmt.Sprintf("%s is set by the project (%s) but neither Atlas's reflection database nor this Studio knows it (Studio read no value): Atlas leaves it out of comparisons", k, where))
-	}
+	})
 	for _, side := range []struct {
 		name  string
 		paths []string
@@ -96,4 +76,22 @@ func validUTF8(hash, src string) bool {
 	validated.hashes[hash] = struct{}{}
 	validated.Unlock()
 	return true
+}
+
+// eachSeen calls fn for each key of m in order, with where it was seen: the first
+// path, and how many more.
+func eachSeen(m map[string]*seen, fn func(key, where string)) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := m[k]
+		where := s.first
+		if s.n > 1 {
+			where = fmt.Sprintf("%s and %d more", s.first, s.n-1)
+		}
+		fn(k, where)
+	}
 }
