@@ -29,7 +29,8 @@ import (
 // (tens of milliseconds at 10,000 scripts, half a second at 50,000). The log
 // (instep.log) is appended to at once by what changes the state between snapshots
 // and must survive a SIGKILL: each apply (the instances its plan touched, a few
-// milliseconds) and each undo (the whole state it leaves). Entries carry a
+// milliseconds; the first of a session logs its whole state) and each undo (the
+// whole state it leaves). Entries carry a
 // sequence number; a snapshot names the last one it holds, so a restarted host
 // reads the snapshot and then the entries after it.
 //

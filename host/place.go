@@ -185,13 +185,6 @@ func (p *places) inStep(session string, at inStepAt, live map[string]bool) {
 		delete(p.fromFile, session) // superseded
 		p.dirty = true
 	}
-	if !p.based[session] && at.each != nil && at.find != nil {
-		// The session's first state: whole in the log at once, for an apply's
-		// entries to build on even if the host is killed before its snapshot.
-		if p.logLocked(logFull, session, at, at.each) == nil {
-			p.based[session] = true
-		}
-	}
 }
 
 // applied records what an apply (transaction tx, changing the instances ids) left the
@@ -229,7 +222,17 @@ func (p *places) applied(session, tx string, at inStepAt, ids []string, live map
 	p.inStep(session, at, live)
 	p.mu.Lock()
 	p.lastApply[session] = tx
-	if at.touched != nil && at.find != nil {
+	switch {
+	case at.find == nil:
+	case !p.based[session] && at.each != nil:
+		// The session's first state the files keep: whole, for later entries to
+		// build on even if the host is killed before its snapshot. (A plan's state
+		// before it is not logged: a host killed then leaves no state, and the table
+		// decides, rather than an old one.)
+		if p.logLocked(logFull, session, at, at.each) == nil {
+			p.based[session] = true
+		}
+	case at.touched != nil:
 		// Kept at once: a host killed before its next idle moment still has it.
 		_ = p.logLocked(logDelta, session, at, at.touched)
 	}
