@@ -223,12 +223,13 @@ func (p *places) saveInStep() (saved bool, err error) {
 	for s, at := range p.inSync {
 		if at.each != nil && at.find != nil && (at.usable == nil || at.usable()) {
 			live = append(live, entry{s, p.markerLocked(s), at})
-			p.based[s] = true
 		}
 	}
 	var kept []*savedInStep
-	for _, r := range p.fromFile {
-		kept = append(kept, r)
+	if time.Since(p.started) < untakenKept {
+		for _, r := range p.fromFile {
+			kept = append(kept, r)
+		}
 	}
 	path := inStepFile(p.dir)
 	p.mu.Unlock()
@@ -277,10 +278,18 @@ func (p *places) saveInStep() (saved bool, err error) {
 			e.Raw(r.data)
 		}
 		if err := statefile.Write(path, inStepStateKind, inStepStateVersion, e.Bytes()); err != nil {
+			p.mu.Lock()
+			p.dirty = true // written at the next idle moment
+			p.mu.Unlock()
 			return false, err
 		}
 	}
 	p.mu.Lock()
+	for _, en := range live {
+		if cur, ok := p.inSync[en.session]; ok && cur.tree == en.at.tree && cur.commit == en.at.commit && cur.tx == en.at.tx {
+			p.based[en.session] = true // the snapshot holds its whole state
+		}
+	}
 	if p.seq == seq {
 		// Nothing was logged meanwhile: the snapshot holds it all.
 		if os.Remove(inStepLog(p.dir)) == nil {
@@ -308,6 +317,108 @@ func mapKeys(m map[string]*dom.Instance) func(func(string)) {
 	}
 }
 
+// logPlanStateLocked logs, for a plan that found the two sides in step, what its
+// state (next) changes of the one before it (cur), so that the log's replay gives
+// what memory holds: the instances of the subtrees that differ between the disk
+// trees (a disk tree shares what did not change with the load before), the one of
+// the plan before or the one the apply before compared. (After an apply, what
+// changed since on disk is what the two sides changed alike, a pull's files among
+// it.) Otherwise (a state from the files, or an undo's) the next apply logs the
+// whole state. The caller holds p.mu and the Studio lock.
+func (p *places) logPlanStateLocked(session string, cur, next inStepAt) {
+	before := cur.tree
+	if before == nil {
+		before = cur.disk
+	}
+	switch {
+	case before != nil && next.tree != nil:
+		var ids []string
+		changedIDs(before, next.tree, func(id string) { ids = append(ids, id) })
+		if len(ids) > 0 {
+			if p.logLocked(logDelta, session, next, func(fn func(string)) {
+				for _, id := range ids {
+					fn(id)
+				}
+			}) != nil {
+				p.based[session] = false
+			}
+		}
+	default:
+		p.based[session] = false
+	}
+}
+
+// changedIDs calls fn with the id of every instance that differs between the trees
+// a and b (its own fields, or its children's names), or is in one only; subtrees
+// that are the same instance are not walked.
+func changedIDs(a, b *dom.Instance, fn func(id string)) {
+	if a == b {
+		return
+	}
+	if a == nil || b == nil {
+		x := a
+		if x == nil {
+			x = b
+		}
+		x.Walk(func(y *dom.Instance) bool { fn(y.ID); return true })
+		return
+	}
+	if !sameFields(a, b) {
+		fn(b.ID)
+	}
+	byID := make(map[string]*dom.Instance, len(a.Children))
+	for _, c := range a.Children {
+		byID[c.ID] = c
+	}
+	for _, c := range b.Children {
+		changedIDs(byID[c.ID], c, fn)
+		delete(byID, c.ID)
+	}
+	for _, c := range byID {
+		changedIDs(c, nil, fn)
+	}
+}
+
+// sameFields reports whether a and b hold the same for a plan's comparisons: class,
+// name, script text by hash, properties, and children by name in order.
+func sameFields(a, b *dom.Instance) bool {
+	if a.ClassName != b.ClassName || a.Name != b.Name || a.SourceHash != b.SourceHash || a.RawHash != b.RawHash ||
+		len(a.Children) != len(b.Children) {
+		return false
+	}
+	// (A script's text, by its hash above: one tree may have let it go.)
+	n := 0
+	for name, v := range a.Properties.All() {
+		if name == "Source" {
+			continue
+		}
+		n++
+		if !dom.Equal(v, b.Properties.Get(name)) {
+			return false
+		}
+	}
+	for name := range b.Properties.All() {
+		if name != "Source" {
+			n--
+		}
+	}
+	if n != 0 {
+		return false
+	}
+	for i, c := range a.Children {
+		if c.Name != b.Children[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// untakenKept is how long after its start a host keeps, in its snapshots, the
+// records of a previous host that no session has taken: a Studio left open comes
+// back within seconds (the plugin's backoff grows to 10 s), and one that did not is
+// gone (a new plugin run has a new session id), so they would only pile up.
+const untakenKept = time.Minute
+
 // maxInStepLog is the size past which the log is compacted (rewritten as each
 // session's whole state) before the next entry: a host never idle long enough for
 // its snapshot would otherwise grow it without end.
@@ -318,6 +429,7 @@ const maxInStepLog = 32 << 20
 // (and the Studio lock: the trees' texts are not let go meanwhile). A failure is
 // not fatal: the snapshot at the next idle moment has the state.
 func (p *places) logLocked(kind int, session string, at inStepAt, ids func(func(string))) error {
+	p.readInStepLocked() // (its sequence numbers, and a torn frame cut off)
 	if p.logSize > maxInStepLog {
 		var all []byte
 		for s, cur := range p.inSync {
@@ -329,6 +441,16 @@ func (p *places) logLocked(kind int, session string, at inStepAt, ids func(func(
 				return err
 			}
 			all = append(all, frame...)
+		}
+		for s, r := range p.fromFile {
+			// Records no session has taken yet keep what the log held of them.
+			if idx, ok := r.state(); ok {
+				frame, err := p.frameLocked(logFull, s, inStepAt{commit: r.commit, find: func(id string) *dom.Instance { return idx[id] }}, mapKeys(idx))
+				if err != nil {
+					return err
+				}
+				all = append(all, frame...)
+			}
 		}
 		if err := atomicfile.Write(inStepLog(p.dir), all, 0o600); err != nil {
 			return err
@@ -415,8 +537,21 @@ func (p *places) readInStepLocked() {
 			recs[r.session] = r
 		}
 	}
+	if snapSeq > p.seq {
+		p.seq = snapSeq // new entries come after the snapshot's, whatever the clock says
+	}
 	log, _ := os.ReadFile(inStepLog(p.dir))
 	p.logSize = int64(len(log))
+	good := int64(0)
+	defer func() {
+		if good < p.logSize {
+			// A frame cut short by a crash: the next entry goes where it began, so
+			// that later hosts read past it.
+			if os.Truncate(inStepLog(p.dir), good) == nil {
+				p.logSize = good
+			}
+		}
+	}()
 	for len(log) > 0 {
 		size, n := binary.Uvarint(log)
 		if n <= 0 || uint64(len(log)-n) < size+4 {
@@ -427,6 +562,7 @@ func (p *places) readInStepLocked() {
 			break
 		}
 		log = log[n+int(size)+4:]
+		good += int64(n) + int64(size) + 4
 		d := dom.NewDecoder(payload)
 		seq, kind, session, marker, commit := d.Varint(), d.Uvarint(), d.Text(), d.Text(), d.Text()
 		if seq > p.seq {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/atlas-rbx/atlas/bridge"
 	"github.com/atlas-rbx/atlas/dom"
@@ -249,4 +250,112 @@ func TestInStepLogReplay(t *testing.T) {
 		t.Fatalf("the log after a snapshot: %v", err)
 	}
 	check(newPlaces(dir), "the snapshot alone")
+}
+
+// TestInStepLogAfterReview: the log's replay gives what memory holds in the cases a
+// review found it did not. A plan in step after an apply, with instances changed on
+// both sides alike, is logged (a delta of the subtrees that differ); an entry after a
+// torn frame is read by the next host (the frame is cut off first); an entry made
+// with a clock behind the snapshot's is not skipped; and records of sessions that did
+// not come back are not carried past untakenKept.
+func TestInStepLogAfterReview(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(7, 8))
+	t1 := inStepTree(r, 60)
+	i1 := t1.Index()
+	live := map[string]bool{"s1": true}
+	p := newPlaces(dir)
+	p.syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m"})
+	p.inStep("s1", inStepAt{commit: "c1", tree: t1, find: func(id string) *dom.Instance { return i1[id] }, each: mapKeys(i1)}, live)
+	p.applied("s1", "tx1", inStepAt{commit: "c1", find: func(id string) *dom.Instance { return i1[id] }, each: mapKeys(i1),
+		touched: func(func(string)) {}, disk: t1}, nil, live) // the first apply: the whole state
+	// A later load of the same tree with one script changed (both sides alike).
+	t2 := t1.Clone()
+	t2.AssignIDs()
+	var changed *dom.Instance
+	t2.Walk(func(x *dom.Instance) bool {
+		if changed == nil && x.SourceHash != "" {
+			changed = x
+		}
+		return true
+	})
+	changed.SourceHash = "hash-changed"
+	i2 := t2.Index()
+	p.inStep("s1", inStepAt{commit: "c2", tree: t2, find: func(id string) *dom.Instance { return i2[id] }, each: mapKeys(i2)}, live)
+	var i3 map[string]*dom.Instance
+	want := func(id string) *dom.Instance { return i2[id] }
+	// Each id's own instance (a delta names the instances that changed, not their
+	// ancestors, whose subtrees the replay keeps as they were: as an apply's state
+	// in memory does).
+	check := func(what string) {
+		t.Helper()
+		at := newPlaces(dir).syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m"})
+		if at.find == nil {
+			t.Fatalf("%s: no state", what)
+		}
+		ids := map[string]bool{}
+		mapKeys(i2)(func(id string) { ids[id] = true })
+		mapKeys(i3)(func(id string) { ids[id] = true })
+		for id := range ids {
+			a, b := want(id), at.find(id)
+			if (a == nil) != (b == nil) || a != nil && !sameFields(a, b) {
+				t.Fatalf("%s: id %s: %v vs %v", what, id, a, b)
+			}
+		}
+	}
+	check("a plan in step after the apply")
+
+	// A torn frame, then an entry: the next host reads the entry.
+	f, err := os.OpenFile(filepath.Join(dir, inStepLogFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0x05, 1, 2})
+	f.Close()
+	q := newPlaces(dir)
+	q.syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m"})
+	t3 := t2.Clone()
+	t3.AssignIDs()
+	t3.Children[0].Name = "Renamed"
+	t3.AssignIDs()
+	i3 = t3.Index()
+	q.applied("s1", "tx2", inStepAt{commit: "c3", find: func(id string) *dom.Instance { return i3[id] }, each: mapKeys(i3),
+		touched: func(fn func(string)) { // both sides' instances, as an apply's
+			mapKeys(i2)(fn)
+			mapKeys(i3)(fn)
+		}}, nil, live)
+	want = func(id string) *dom.Instance { return i3[id] }
+	check("an entry after a torn frame")
+
+	// A snapshot from a clock ahead, then an entry from a clock behind it.
+	q.seq = time.Now().Add(time.Hour).UnixNano()
+	q.dirty = true
+	if _, err := q.saveInStep(); err != nil {
+		t.Fatal(err)
+	}
+	q2 := newPlaces(dir)
+	q2.syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m"})
+	q2.undone("") // lets every state go: a clear-all entry
+	if at := newPlaces(dir).syncBase(bridge.SessionInfo{ID: "s1", PlaceMarker: "m"}); at.find != nil {
+		t.Fatal("an entry logged with a clock behind the snapshot was skipped")
+	}
+
+	// Untaken records are carried for untakenKept, not after.
+	dir2 := t.TempDir()
+	a := newPlaces(dir2)
+	a.syncBase(bridge.SessionInfo{ID: "gone", PlaceMarker: "m"})
+	a.inStep("gone", inStepAt{commit: "c1", tree: t1, find: func(id string) *dom.Instance { return i1[id] }, each: mapKeys(i1)}, map[string]bool{"gone": true})
+	if _, err := a.saveInStep(); err != nil {
+		t.Fatal(err)
+	}
+	b := newPlaces(dir2)
+	b.started = time.Now().Add(-2 * untakenKept)
+	b.syncBase(bridge.SessionInfo{ID: "other"})
+	b.dirty = true
+	if _, err := b.saveInStep(); err != nil {
+		t.Fatal(err)
+	}
+	if at := newPlaces(dir2).syncBase(bridge.SessionInfo{ID: "gone", PlaceMarker: "m"}); at.find != nil {
+		t.Fatal("a record no session took was carried past untakenKept")
+	}
 }

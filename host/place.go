@@ -71,6 +71,7 @@ type places struct {
 	seq      int64                   // the last log entry's sequence number
 	logSize  int64                   // the log's size, as this host last knew it
 	based    map[string]bool         // by session: the files hold a whole state of it
+	started  time.Time               // when the host made it (untakenKept)
 	fileRead bool                    // the file was read (or is not to be: an undo since)
 	fromFile map[string]*savedInStep // by session: records no session has taken yet
 	hello    map[string]string       // by session: the marker its hello said
@@ -91,6 +92,9 @@ type inStepAt struct {
 	// touched, set by an apply, lists every id whose instance may differ from the
 	// state before it (the log's entry for the apply).
 	touched func(fn func(id string))
+	// disk, set by an apply, is the disk tree its plan compared: a plan in step
+	// after it logs what disk changed since (logPlanStateLocked).
+	disk *dom.Instance
 	// usable, when set, says whether the state can be read (a record of the state
 	// file that turns out unreadable is no state at all).
 	usable func() bool
@@ -113,7 +117,7 @@ const maxBeforeApply = 4
 
 func newPlaces(stateDir string) *places {
 	return &places{path: filepath.Join(stateDir, "place.json"), markers: map[string]string{}, seen: map[string]plan.PlaceState{}, inSync: map[string]inStepAt{},
-		undoable: map[string]beforeApply{}, lastApply: map[string]string{}, dir: stateDir, hello: map[string]string{}, based: map[string]bool{}}
+		undoable: map[string]beforeApply{}, lastApply: map[string]string{}, dir: stateDir, hello: map[string]string{}, based: map[string]bool{}, started: time.Now()}
 }
 
 // lastLocked returns the remembered place, reading it on first use; a missing or
@@ -174,11 +178,16 @@ func (p *places) inStep(session string, at inStepAt, live map[string]bool) {
 		if !live[id] {
 			delete(p.inSync, id) // a session gone: its trees are let go
 			delete(p.hello, id)
+			delete(p.based, id) // and the files' whole state of it may go with the next snapshot
 			p.dirty = true
 		}
 	}
-	if cur, ok := p.inSync[session]; !ok || at.tree == nil || cur.tree != at.tree || cur.commit != at.commit {
+	cur, ok := p.inSync[session]
+	if !ok || at.tree == nil || cur.tree != at.tree || cur.commit != at.commit {
 		p.dirty = true
+		if ok && at.tx == "" && p.based[session] {
+			p.logPlanStateLocked(session, cur, at)
+		}
 	}
 	p.inSync[session] = at
 	if _, ok := p.fromFile[session]; ok {
@@ -287,6 +296,18 @@ func (p *places) undone(tx string) {
 			p.based[b.session] = true
 		}
 	}
+}
+
+// undoing says, before an undo writes anything, that the files' in-step states may
+// no longer hold (a host killed during the undo would leave both sides as neither
+// state says): the log lets them go at once, and the next apply of each session logs
+// its whole state. The states in memory stay until the undo is done (undone).
+func (p *places) undoing() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.based)
+	p.fromFile, p.dirty = nil, true
+	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
 }
 
 // recovered lets go of every in-step state after recovery finished a transaction

@@ -312,7 +312,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	}
 	var res *apply.Result
 	var recomputed *plan.Plan
-	var recomputedStudio *dom.Instance
+	var recomputedStudio, recomputedDisk *dom.Instance
 	// The wait for the Studio lock and the fresh plan take at most the Studio
 	// timeout; the patch, once sent, has its own (apply.Txn).
 	lctx, cancel := h.studioDeadline(ctx)
@@ -344,7 +344,7 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 				if err != nil {
 					return nil, err
 				}
-				recomputed, recomputedStudio = c.plan, c.studio
+				recomputed, recomputedStudio, recomputedDisk = c.plan, c.studio, c.disk.Root
 				// The journal holds the texts the apply overwrites, and a push
 				// or pull writes the other side's: the ones let go are read
 				// back, for the changes the apply carries out.
@@ -371,7 +371,9 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 			for i, a := range res.Applied {
 				ids[i] = a.ID
 			}
-			h.places.applied(s.Info().ID, res.TxID, afterApply(recomputed, recomputedStudio, res.Applied), ids, liveSessions(h))
+			at := afterApply(recomputed, recomputedStudio, res.Applied)
+			at.disk = recomputedDisk
+			h.places.applied(s.Info().ID, res.TxID, at, ids, liveSessions(h))
 		}
 		return err
 	})
@@ -542,6 +544,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 			studio = &undoStudio{sessionStudio: &sessionStudio{s: s}, places: h.places}
 			loc = &pathLocator{s: s, snaps: snaps}
 		}
+		h.places.undoing()
 		var err error
 		res, err = h.journal.Undo(ctx, req.TxID, studio, loc)
 		if errcode.Of(err) == errcode.StudioNotConnected && noSession != nil {
