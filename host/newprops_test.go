@@ -59,6 +59,11 @@ func TestNewInStudioKeepsItsProperties(t *testing.T) {
 			t.Errorf("Pad.model.json lacks %s:\n%s", want, pad)
 		}
 	}
+	// A default is not written: a new part's Color is the class's (Studio reads it as
+	// floats, the database has it as bytes).
+	if strings.Contains(pad, `"Color"`) {
+		t.Errorf("Pad.model.json holds the default Color:\n%s", pad)
+	}
 	mustPlan(t, h, nil)
 
 	// Managed from now on.

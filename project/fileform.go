@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/atlas-rbx/atlas/dom"
@@ -139,7 +140,22 @@ func isDefault(d, v dom.Value) bool {
 	case dom.Vector2:
 		vv, ok := v.(dom.Vector2)
 		return ok && near(dv[:], vv[:])
-	case dom.Int32, dom.Int64, dom.Color3uint8, dom.BrickColor:
+	case dom.Color3uint8:
+		switch vv := v.(type) {
+		case dom.Color3uint8:
+			return dv == vv
+		case dom.Color3:
+			// Studio reads a part's Color as floats; the database's default is
+			// bytes (Medium stone grey, 163 162 165).
+			for i := range dv {
+				if math.Round(float64(vv[i])*255) != float64(dv[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	case dom.Int32, dom.Int64, dom.BrickColor:
 		return d == v
 	}
 	return dom.Equal(d, v)

@@ -386,11 +386,13 @@ func TestPreferGivesTheUndecidedADirection(t *testing.T) {
 }
 
 // --prefer gives no direction to a change of a file git holds in conflict: its file
-// may hold conflict markers; an override of its own still does.
+// may hold conflict markers; nor to one whose name Studio does not take (a push can
+// only fail); an override of its own still does.
 func TestPreferLeavesMergeConflictsAlone(t *testing.T) {
 	f := &fakeEngine{plan: func(n int, r host.PlanRequest) (*host.PlanData, error) {
 		p, _ := twoChanges(n, r)
-		p.Changes = append(p.Changes, &plan.Change{ID: "m", Reason: plan.MergeConflict}, &plan.Change{ID: "m2", Reason: plan.MergeConflict})
+		p.Changes = append(p.Changes, &plan.Change{ID: "m", Reason: plan.MergeConflict}, &plan.Change{ID: "m2", Reason: plan.MergeConflict},
+			&plan.Change{ID: "n", Reason: plan.NameTooLong})
 		return p, nil
 	}}
 	_, err := run(t, f, syncflow.Request{Mode: syncflow.Direct, Prefer: plan.Push, Overrides: []apply.Override{{ID: "m2", Direction: plan.Push}}})

@@ -27,7 +27,7 @@ func renderDrift(w io.Writer, d *host.DriftData, staged bool) {
 			mark = "!"
 			undecided = undecided || c.Direction == ""
 		}
-		fmt.Fprintf(w, " %s %-16s %s [%s] %s (%s)\n", mark, studioWork(c.PatchType), c.Path, c.ClassName, c.FsPath, c.Reason)
+		fmt.Fprintf(w, " %s %-17s %s [%s] %s (%s)\n", mark, studioWork(c.PatchType), c.Path, c.ClassName, c.FsPath, c.Reason)
 	}
 	if staged && len(d.Blocking) > 0 {
 		fmt.Fprintln(w, "Commit blocked: files you are committing differ in Studio ('!' above).")
