@@ -188,10 +188,17 @@ func (h *Host) Start(ctx context.Context) (err error) {
 		defer h.wg.Done()
 		h.recoverLoop()
 	}()
-	if h.studio.restored {
+	if h.studio.restored || exists(inStepFile(h.dir)) || exists(inStepLog(h.dir)) {
+		// A Studio was connected to the previous host (it kept its snapshot as it
+		// stopped, or its in-step state, killed or not): it may come back.
 		h.expectReconnect()
 	}
 	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // reconnectGrace is how long a restarted host waits for the Studio its predecessor
@@ -199,9 +206,9 @@ func (h *Host) Start(ctx context.Context) (err error) {
 const reconnectGrace = 12 * time.Second
 
 // expectReconnect makes commands that find no Studio wait, for reconnectGrace after
-// the start, for the Studio the previous host had when it stopped (it kept its
-// snapshot): the plugin reconnects by itself, within its backoff, and a command
-// sent meanwhile would otherwise fail with E_STUDIO_NOT_CONNECTED.
+// the start, for the Studio the previous host had: the plugin reconnects by itself,
+// within its backoff, and a command sent meanwhile would otherwise fail with
+// E_STUDIO_NOT_CONNECTED.
 func (h *Host) expectReconnect() {
 	done := h.ExpectStudio()
 	h.wg.Add(1)

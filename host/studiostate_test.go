@@ -208,8 +208,9 @@ func TestWarmAtStart(t *testing.T) {
 
 // TestCommandWaitsForStudioAfterARestart: the plugin reconnects to a restarted host
 // by itself, within a backoff that grows to 10 s. A plan sent as soon as the new
-// host listens waits for that Studio (the previous host had it when it stopped)
-// instead of failing with E_STUDIO_NOT_CONNECTED, round after round.
+// host listens waits for that Studio (the previous host had it when it stopped, or
+// kept its in-step state when killed) instead of failing with E_STUDIO_NOT_CONNECTED,
+// round after round.
 func TestCommandWaitsForStudioAfterARestart(t *testing.T) {
 	h, loc, state, port, _ := startKeptStudio(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -220,10 +221,17 @@ func TestCommandWaitsForStudioAfterARestart(t *testing.T) {
 	if _, err := h.Plan(ctx, host.PlanRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	const rounds = 3
+	const rounds = 4
 	waited := 0
 	for i := range rounds {
 		h.Close()
+		if i == rounds-1 {
+			// As a host killed with SIGKILL leaves it: no snapshot of Studio, only the
+			// in-step state it kept as it went.
+			if err := os.Remove(filepath.Join(host.ProjectStateDir(state, loc.File), "studio.snapshot")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// Down long enough for the plugin's backoff to grow past a second.
 		time.Sleep(time.Duration(1500+500*i) * time.Millisecond)
 		h = startHostOn(t, loc, state, port)
