@@ -154,6 +154,7 @@ func (h *Host) Start(ctx context.Context) (err error) {
 		}
 	}()
 	h.restoreStudio()
+	h.checkInStepAgainstJournal()
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(h.opts.Port)))
 	if err != nil {
 		return errcode.Wrap(errcode.Busy, err, "listen on port "+strconv.Itoa(h.opts.Port)).
@@ -194,6 +195,32 @@ func (h *Host) Start(ctx context.Context) (err error) {
 		h.expectReconnect()
 	}
 	return nil
+}
+
+// checkInStepAgainstJournal lets the kept in-step state go when the journal holds a
+// committed transaction made after the state's files were last written: a host killed
+// between an apply's commit and its log entry left a state from before that apply.
+func (h *Host) checkInStepAgainstJournal() {
+	hist, err := h.journal.History()
+	if err != nil {
+		return
+	}
+	var newest time.Time
+	for _, t := range hist {
+		if t.State == "committed" && t.CreatedAt.After(newest) {
+			newest = t.CreatedAt
+		}
+	}
+	var written time.Time
+	for _, path := range []string{inStepFile(h.dir), inStepLog(h.dir)} {
+		if st, err := os.Stat(path); err == nil && st.ModTime().After(written) {
+			written = st.ModTime()
+		}
+	}
+	if !written.IsZero() && newest.After(written) {
+		h.log.Debug("the kept in-step state is older than the newest transaction: let go", "tx", newest, "state", written)
+		h.places.recovered()
+	}
 }
 
 func exists(path string) bool {

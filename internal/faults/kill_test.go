@@ -122,6 +122,13 @@ func TestFaultHostKilledMidApply(t *testing.T) {
 	}
 	t.Logf("SIGKILL of the host at random points of an apply × %d (window %v): %d lost, 0 blocked, %d resolved by sync recover; applies: %v",
 		n, window, lost, recovered, outcomes)
+	// Each round's plan resolves (a Studio edit of S1, a disk edit of S2): one held
+	// as unresolved means the restarted host decided against a stale in-step state
+	// (one from before an apply its predecessor committed and was killed before
+	// recording).
+	if held := outcomes["E_UNRESOLVED/unresolved"]; held > 0 {
+		t.Errorf("%d of %d applies were refused as unresolved after a restart", held, n)
+	}
 }
 
 // "SIGKILL of Studio (the emulator process) mid-apply × N: 0 lost, 0 blocked":
