@@ -284,12 +284,9 @@ func (p *places) undone(tx string) {
 	}
 	clear(p.inSync)
 	clear(p.lastApply)
-	clear(p.based)
-	// What a previous host kept is older than this undo: never used now. The log
-	// says so at once, with the state kept (the next snapshot writes it whole).
-	p.readInStepLocked() // (its sequence numbers)
-	p.fromFile, p.dirty = nil, true
-	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
+	p.dirty = true
+	// The files' states went as the undo began (undoing); the state kept is logged
+	// whole (the next snapshot writes it too).
 	if keep != nil {
 		p.inSync[b.session] = *keep
 		if keep.each != nil && p.logLocked(logFull, b.session, *keep, keep.each) == nil {
@@ -305,6 +302,14 @@ func (p *places) undone(tx string) {
 func (p *places) undoing() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.dropFilesLocked()
+}
+
+// dropFilesLocked lets go of the states the files keep, and of the records read from
+// them that no session took: the log says so at once, and each session's next apply
+// logs its whole state. The caller holds p.mu.
+func (p *places) dropFilesLocked() {
+	p.readInStepLocked() // first: what it reads is what goes
 	clear(p.based)
 	p.fromFile, p.dirty = nil, true
 	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
@@ -316,12 +321,9 @@ func (p *places) undoing() {
 func (p *places) recovered() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.readInStepLocked() // (its sequence numbers)
 	clear(p.inSync)
 	clear(p.lastApply)
-	clear(p.based)
-	p.fromFile, p.dirty = nil, true
-	_ = p.logLocked(logClearAll, "", inStepAt{}, nil)
+	p.dropFilesLocked()
 }
 
 // syncBase returns what the session's Studio was last known to hold in step with

@@ -167,12 +167,7 @@ func (h *Host) computeWith(ctx context.Context, snaps *snapshots, sessionID, bas
 		// Studio holds what disk holds: this tree (trees are never changed in place).
 		idx := disk.Index()
 		h.places.inStep(s.Info().ID, inStepAt{commit: b.commit, tree: disk.Root,
-			find: func(id string) *dom.Instance { return idx[id] },
-			each: func(fn func(id string)) {
-				for id := range idx {
-					fn(id)
-				}
-			}}, liveSessions(h))
+			find: func(id string) *dom.Instance { return idx[id] }, each: mapKeys(idx)}, liveSessions(h))
 	}
 	h.plans.computed(disk, snapshot, in, p, studio != snapshot)
 	h.places.planned(s.Info().ID, p.Place)
