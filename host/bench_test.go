@@ -37,6 +37,7 @@ var bench struct {
 	source    int64    // bytes of script source
 	instances int      // instances in the place
 	edits     []string // files BenchmarkApply1000 edits (one script per subfolder)
+	files     []string // every file of the project, relative to dir with '/'
 }
 
 func TestMain(m *testing.M) {
@@ -69,7 +70,7 @@ func benchProject(b *testing.B) {
 			bench.err = err
 			return
 		}
-		bench.source, bench.edits = gen.Source, gen.Edits
+		bench.source, bench.edits, bench.files = gen.Source, gen.Edits, gen.Files
 		bench.loc, bench.err = project.Locate(dir, "", func(string) string { return dir })
 		if bench.err != nil {
 			return
@@ -242,6 +243,24 @@ func BenchmarkPlanCold(b *testing.B) {
 	mustEmptyPlan(b, last)
 	b.ReportMetric(float64(bench.instances), "instances")
 	stopLast()
+}
+
+// BenchmarkHashObject is the yardstick of BenchmarkPlanCold, on the same files and in
+// the same run: `git hash-object --stdin-paths` of every file of the project.
+func BenchmarkHashObject(b *testing.B) {
+	benchProject(b)
+	paths := strings.Join(bench.files, "\n") + "\n"
+	for b.Loop() {
+		cmd := exec.Command("git", "hash-object", "--stdin-paths")
+		cmd.Dir, cmd.Stdin = bench.dir, strings.NewReader(paths)
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := bytes.Count(out, []byte("\n")); n != len(bench.files) {
+			b.Fatalf("git hash-object printed %d ids, want %d", n, len(bench.files))
+		}
+	}
 }
 
 // BenchmarkPlanWarm repeats the plan on one host with nothing changed (the disk

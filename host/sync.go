@@ -62,8 +62,9 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string, then func
 		// A whole snapshot, disk load or base tree leaves its decoding's garbage,
 		// which the runtime would give back to the system only slowly, collecting
 		// it meanwhile beside the next command (an apply, most often): give it
-		// back now.
-		debug.FreeOSMemory()
+		// back now, beside the answer rather than before it (a forced collection
+		// of a 10k project's trees takes 70-80 ms).
+		go debug.FreeOSMemory()
 	}
 	return c, err
 }
