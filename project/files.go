@@ -753,6 +753,12 @@ func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
 		return nil, err
 	}
 	roots, err := rbxmx.Decode(bytes.NewReader(data))
+	return l.modelRoot(p, name, roots, err, dom.KindRbxmx)
+}
+
+// modelRoot is the instance a decoded model file (roots, or the decoder's err) loads
+// as: its one top-level instance, named name, its descendants stored in the file.
+func (l *loader) modelRoot(p, name string, roots []*dom.Instance, err error, kind dom.FileKind) (*dom.Instance, error) {
 	if err != nil {
 		return nil, l.errf(p, "%v", err)
 	}
@@ -768,7 +774,7 @@ func (l *loader) rbxmxModel(p, name string) (*dom.Instance, error) {
 		x.Kind = dom.KindInFile
 		return true
 	})
-	inst.Kind = dom.KindRbxmx
+	inst.Kind = kind
 	return inst, nil
 }
 
@@ -782,22 +788,7 @@ func (l *loader) rbxmModel(p, name string) (*dom.Instance, error) {
 		return nil, l.errf(p, "the file holds an XML model: name it .rbxmx")
 	}
 	roots, err := rbxbin.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, l.errf(p, "%v", err)
-	}
-	if len(roots) != 1 {
-		return nil, l.errf(p, "a model file must hold exactly one top-level instance, found %d", len(roots))
-	}
-	inst := roots[0]
-	l.modelRefs = append(l.modelRefs, rbxmx.CaptureRefs(roots))
-	inst.Name = name
-	inst.Walk(func(x *dom.Instance) bool {
-		x.FsPath = l.rel(p)
-		x.Kind = dom.KindInFile
-		return true
-	})
-	inst.Kind = dom.KindRbxm
-	return inst, nil
+	return l.modelRoot(p, name, roots, err, dom.KindRbxm)
 }
 
 func first[T any](a, b *T) *T {
