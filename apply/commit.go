@@ -30,16 +30,11 @@ func (r *record) Commit() ([]FileChange, []string, error) {
 	if r.State == stateCommitted {
 		return []FileChange{}, nil, nil
 	}
-	root, err := casfile.Open(r.ProjectDir)
+	root, dirs, closeRoots, err := r.openRoots()
 	if err != nil {
 		return nil, nil, r.commitFailed(err)
 	}
-	defer root.Close()
-	dirs, err := os.OpenRoot(root.Dir())
-	if err != nil {
-		return nil, nil, r.commitFailed(err)
-	}
-	defer dirs.Close()
+	defer closeRoots()
 
 	changes := make([]FileChange, len(r.Files))
 	errs := make([]error, len(r.Files))
@@ -206,6 +201,19 @@ func (r *record) commitFailed(err error) error {
 
 func openRoot(r *record) (*casfile.Root, error) { return casfile.Open(r.ProjectDir) }
 
+// openRoots opens the project folder for compare-and-swap writes, and as an os.Root
+// for the folders around them; closeRoots closes both.
+func (r *record) openRoots() (root *casfile.Root, dirs *os.Root, closeRoots func(), err error) {
+	if root, err = casfile.Open(r.ProjectDir); err != nil {
+		return nil, nil, nil, err
+	}
+	if dirs, err = os.OpenRoot(root.Dir()); err != nil {
+		root.Close()
+		return nil, nil, nil, err
+	}
+	return root, dirs, func() { dirs.Close(); root.Close() }, nil
+}
+
 func isNotEmpty(root *os.Root, dir string) bool {
 	f, err := root.Open(filepath.FromSlash(dir))
 	if err != nil {
@@ -222,16 +230,11 @@ func isNotEmpty(root *os.Root, dir string) bool {
 // file caught half-swapped (its old bytes aside, nothing at its path) gets them
 // back; a file changed since is kept and reported. Temporary files go.
 func (r *record) restoreDisk() ([]FileChange, error) {
-	root, err := casfile.Open(r.ProjectDir)
+	root, dirs, closeRoots, err := r.openRoots()
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	dirs, err := os.OpenRoot(root.Dir())
-	if err != nil {
-		return nil, err
-	}
-	defer dirs.Close()
+	defer closeRoots()
 	undoTag := r.tag() + "-r"
 	changes := []FileChange{}
 	var firstErr error

@@ -295,16 +295,11 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 // compare-and-swap (tagged "<txId>-u") from the journal's pre-image, only while it
 // holds exactly what the transaction wrote.
 func (r *record) undoFiles() ([]FileChange, error) {
-	root, err := casfile.Open(r.ProjectDir)
+	root, dirs, closeRoots, err := r.openRoots()
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	dirs, err := os.OpenRoot(root.Dir())
-	if err != nil {
-		return nil, err
-	}
-	defer dirs.Close()
+	defer closeRoots()
 	tag := r.tag() + "-u"
 	o := casfile.Options{Tag: tag}
 	out := []FileChange{}
