@@ -182,12 +182,12 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 			case errcode.PreconditionFailed, errcode.NotFound, errcode.ApplyFailed, errcode.BadRequest, errcode.PayloadTooLarge:
 				// A definite answer: the plugin applied nothing.
 				rec.Abort()
-				return nil, withChanges(withLossReason(err, w.ops), w.ops, func(id string) string {
+				return nil, withEditorReason(withChanges(withLossReason(err, w.ops), w.ops, func(id string) string {
 					if c := st.Plan.Find(id); c != nil {
 						return c.Path
 					}
 					return ""
-				})
+				}))
 			}
 			// Anything else (a lost connection, a timeout): the plugin may or may not
 			// have applied, so the journal stays open and is finished or rolled back
@@ -617,6 +617,40 @@ func withLossReason(err error, ops []protocol.Op) error {
 		ce.Message = "the instance a class change replaces in Studio has attributes or tags no plan compared, which the new instance would not have; nothing was applied: remove them in Studio, or skip the change"
 		ce.Reason(lost, errcode.NextPassOverride)
 	}
+	return ce
+}
+
+// withEditorReason gives a patch's refusal its reason when a failure is a script's
+// Script Editor text (failures[].editor): unsaved text in an open editor, or a
+// collaborative draft, that differs from the saved Source the plan compared. The
+// write would lose it, and planning again gives the same plan (a plan compares saved
+// Sources), so the error says to save it in Studio, or to leave the change out.
+func withEditorReason(err error) error {
+	ce := errcode.As(err)
+	list, _ := ce.Details["failures"].([]any)
+	if ce.Code != errcode.PreconditionFailed {
+		return err
+	}
+	var names []string
+	for _, f := range list {
+		m, _ := f.(map[string]any)
+		if m["editor"] != true {
+			continue
+		}
+		name, _ := m["path"].(string)
+		if name == "" {
+			name = fmt.Sprint(m["handle"])
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return err
+	}
+	ce.Message = fmt.Sprintf("%s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source the plan compared, and the write would lose it; nothing was applied: save or close it in Studio (or commit the draft), then plan again, or skip the change",
+		strings.Join(names, ", "))
+	ce.Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride)
 	return ce
 }
 

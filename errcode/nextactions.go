@@ -104,6 +104,10 @@ const (
 	// NextRenameInStudio: give each of the same-named siblings (details.duplicates)
 	// its own name in Studio, then plan again.
 	NextRenameInStudio NextAction = "rename_in_studio"
+	// NextSaveInStudio: save or close the scripts (details.failures[] with editor:
+	// true) in Studio's Script Editor, or commit their collaborative drafts, then
+	// plan again; or leave those changes out.
+	NextSaveInStudio NextAction = "save_in_studio"
 )
 
 // AllNextActions lists every next action, in the order declared above.
@@ -115,5 +119,5 @@ var AllNextActions = []NextAction{
 	NextFixPermissions, NextResetTokenKey, NextFixRequest, NextSendLess, NextInstallEmulator,
 	NextInstallNode, NextBuildPlugin, NextEditHook, NextUseGitRepo, NextStopHost,
 	NextFreeDisk, NextCloseFile, NextFixSymlink, NextSetStateDir, NextSetCacheDir,
-	NextResaveFile, NextPassForce, NextPassTx, NextRenameInStudio,
+	NextResaveFile, NextPassForce, NextPassTx, NextRenameInStudio, NextSaveInStudio,
 }

@@ -103,6 +103,11 @@ const (
 	// ReasonStudioMoved: Studio refused the patch because something changed there
 	// (a precondition failed, or an instance left).
 	ReasonStudioMoved Reason = "studio_moved"
+	// ReasonStudioUnsavedEdit: Studio refused the patch because a script it writes
+	// or removes has text in the Script Editor that differs from its saved Source
+	// (an open editor's unsaved text, or a collaborative draft), which the write
+	// would lose. Planning again does not help until the person saves it.
+	ReasonStudioUnsavedEdit Reason = "studio_unsaved_edit"
 	// ReasonStudioApplyFailed: an op failed in Studio, which rolled the patch back.
 	ReasonStudioApplyFailed Reason = "studio_apply_failed"
 	// ReasonNothingToUndo: no committed, not yet undone transaction matches.

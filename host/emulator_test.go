@@ -673,3 +673,51 @@ func TestEmulatorDeletionsNoFileCanCarry(t *testing.T) {
 	}
 	mustPlan(t, e.host, nil)
 }
+
+// TestEmulatorApplyRefusesUnsavedEditorText: a push to a script whose Script Editor
+// holds unsaved text (the plan compares the saved Source) is refused by the plugin,
+// and the refusal says why and what to do, since planning again gives the same plan.
+// Nothing is written on either side, and skipping the change lets the rest through.
+func TestEmulatorApplyRefusesUnsavedEditorText(t *testing.T) {
+	e := startEmulated(t, emuProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ServerScriptService/Main": "print('unsaved')\n"}
+	})
+	ctx := context.Background()
+	hosttest.Write(t, e.dir, "src/server/Main.server.luau", "print('from disk')\n")
+	hosttest.Write(t, e.dir, "src/shared/Util.luau", "return { pushed = true }\n")
+	p := mustPlan(t, e.host, map[string]string{
+		"ServerScriptService/Main":      "disk_changed/push",
+		"ReplicatedStorage/Shared/Util": "disk_changed/push",
+	})
+	for round := range 2 { // the same refusal after planning again
+		_, err := e.host.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken})
+		ce := errcode.As(err)
+		if ce == nil || ce.Code != errcode.PreconditionFailed || ce.ReasonCode() != errcode.ReasonStudioUnsavedEdit ||
+			!slices.Equal(ce.NextActions(), []errcode.NextAction{errcode.NextSaveInStudio, errcode.NextPassOverride}) ||
+			!strings.Contains(ce.Message, "ServerScriptService/Main") {
+			t.Fatalf("round %d: apply over unsaved editor text: %v (reason %q, next %v)", round, err, ce.ReasonCode(), ce.NextActions())
+		}
+		p = mustPlan(t, e.host, map[string]string{
+			"ServerScriptService/Main":      "disk_changed/push",
+			"ReplicatedStorage/Shared/Util": "disk_changed/push",
+		})
+	}
+	d := mustExec(t, e.host, `return game.ServerScriptService.Main.Source, game.ReplicatedStorage.Shared.Util.Source`)
+	if !slices.Equal(d.Returns, []string{"print('hi')\n", "return {}\n"}) {
+		t.Fatalf("Studio after the refusals: %q", d.Returns)
+	}
+	var mainID string
+	for _, c := range p.Changes {
+		if c.Path == "ServerScriptService/Main" {
+			mainID = c.ID
+		}
+	}
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken,
+		Overrides: []apply.Override{{ID: mainID, Direction: "skip"}}}); err != nil {
+		t.Fatalf("apply skipping the script with unsaved text: %v", err)
+	}
+	d = mustExec(t, e.host, `return game.ServerScriptService.Main.Source, game.ReplicatedStorage.Shared.Util.Source`)
+	if !slices.Equal(d.Returns, []string{"print('hi')\n", "return { pushed = true }\n"}) {
+		t.Fatalf("Studio after the apply that skipped Main: %q", d.Returns)
+	}
+}

@@ -50,6 +50,7 @@ var mcpHints = map[errcode.NextAction]string{
 	errcode.NextPassForce:          "ask the person whether the listed files may be overwritten, or use an empty folder",
 	errcode.NextPassTx:             "pass txId: one of details.txIds (sync_recover lists the open transactions)",
 	errcode.NextRenameInStudio:     "ask the person to give each of the same-named instances its own name in Studio (or rename them with run_code), then call sync_plan again",
+	errcode.NextSaveInStudio:       "ask the person to save or close the listed scripts in Studio's Script Editor (or commit their drafts), then call sync_plan again; get_script {id, fromDraft: true} shows the unsaved text; or skip those changes with overrides",
 }
 
 // mcpHint renders one next action for an agent, naming what the refusal's details

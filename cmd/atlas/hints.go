@@ -49,6 +49,7 @@ var cliHints = map[errcode.NextAction]string{
 	errcode.NextPassForce:          "pass --force to overwrite them (their old bytes are kept in the journal), or use an empty folder",
 	errcode.NextPassTx:             "pass --tx ID with one of the open transactions ('atlas sync recover' lists them)",
 	errcode.NextRenameInStudio:     "give each of the same-named instances its own name in Studio, then run 'atlas sync plan' again",
+	errcode.NextSaveInStudio:       "save or close the listed scripts in Studio's Script Editor (or commit their drafts), then run 'atlas sync plan' again; 'atlas script get --draft' shows the unsaved text; or skip those changes",
 }
 
 // cliHint renders one next action for a person at a terminal, naming what the
