@@ -252,3 +252,100 @@ func TestStudioQueryOfGame(t *testing.T) {
 		t.Fatalf("missing service: %+v", m.Errors)
 	}
 }
+
+// An apply with nothing to write (an empty plan, or every change skipped) journals
+// no transaction, so it names none: its data has no txId (never an id that undo and
+// the journal do not know), in sync_apply and atlas_sync alike. It does not hide
+// the transaction before it: the journal still lists only that one, and sync_undo
+// (the newest by default) undoes it.
+func TestApplyOfNothingNamesNoTransaction(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	var first struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(ae.Data, &first)
+	if !ae.OK || first.TxID == "" {
+		t.Fatalf("apply: %+v %s", ae.Errors, ae.Data)
+	}
+
+	noTx := func(what string, data json.RawMessage) {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v: %s", what, err, data)
+		}
+		if v, ok := m["txId"]; ok {
+			t.Errorf("%s names transaction %v, which nothing journaled: %s", what, v, data)
+		}
+	}
+	// An empty plan's token.
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 0 {
+		t.Fatalf("plan after the apply: %s", pe.Data)
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	if !ae.OK {
+		t.Fatalf("apply of an empty plan: %+v", ae.Errors)
+	}
+	noTx("sync_apply of an empty plan", ae.Data)
+
+	// Every change skipped.
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	skip := []map[string]any{{"id": p.Changes[0].ID, "direction": "skip"}}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true, "overrides": skip})
+	if !ae.OK {
+		t.Fatalf("apply of skips: %+v", ae.Errors)
+	}
+	noTx("sync_apply of skips", ae.Data)
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": skip})
+	var d struct {
+		Status  string          `json:"status"`
+		Applied json.RawMessage `json:"applied"`
+	}
+	json.Unmarshal(se.Data, &d)
+	if !se.OK || d.Status != "success" || d.Applied == nil {
+		t.Fatalf("atlas_sync of skips: %+v %s", se.Errors, se.Data)
+	}
+	noTx("atlas_sync's applied", d.Applied)
+	if text := textOf(res); !strings.HasPrefix(text, "Applied nothing") || strings.Contains(text, "transaction") {
+		t.Errorf("atlas_sync's summary = %q", text)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+		t.Errorf("a skipped change reached Studio: %q", got)
+	}
+
+	r, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "atlas://transactions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Data struct {
+			Transactions []struct {
+				TxID string `json:"txId"`
+			} `json:"transactions"`
+		} `json:"data"`
+	}
+	json.Unmarshal([]byte(r.Contents[0].Text), &list)
+	if len(list.Data.Transactions) != 1 || list.Data.Transactions[0].TxID != first.TxID {
+		t.Fatalf("atlas://transactions = %s, want only %s", r.Contents[0].Text, first.TxID)
+	}
+	_, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	var undone struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(u.Data, &undone)
+	if !u.OK || undone.TxID != first.TxID {
+		t.Fatalf("sync_undo after applies of nothing: %+v %s, want %s undone", u.Errors, u.Data, first.TxID)
+	}
+}

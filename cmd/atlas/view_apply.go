@@ -12,6 +12,13 @@ import (
 // from the applied changes, disk's from the files written (a pull may write a meta
 // or project file, or a folder, besides the file the plan named).
 func renderApply(w io.Writer, d *host.ApplyData, st style) {
+	if d.TxID == "" {
+		// Nothing was written, so no transaction was journaled: none to name, or undo.
+		n := len(d.Skipped)
+		fmt.Fprintf(w, "%s: %d %s left as %s; nothing was written, so there is no transaction to undo.\n",
+			st.bold("Applied nothing"), n, plural(n, "change", "changes"), plural(n, "it was", "they were"))
+		return
+	}
 	fmt.Fprintf(w, "%s transaction %s: %d %s, %d Studio %s, %d %s.\n", st.bold("Applied"), d.TxID,
 		len(d.Applied), plural(len(d.Applied), "change", "changes"), d.StudioOps, plural(d.StudioOps, "op", "ops"),
 		len(d.Files), plural(len(d.Files), "file", "files"))
