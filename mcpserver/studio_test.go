@@ -3,6 +3,8 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -347,5 +349,65 @@ func TestApplyOfNothingNamesNoTransaction(t *testing.T) {
 	json.Unmarshal(u.Data, &undone)
 	if !u.OK || undone.TxID != first.TxID {
 		t.Fatalf("sync_undo after applies of nothing: %+v %s, want %s undone", u.Errors, u.Data, first.TxID)
+	}
+}
+
+// run_code and studio_logs name levels alike, as Enum.MessageType does (output,
+// info, warning, error): the plugin's exec says print and warn, its log
+// MessageOutput and MessageWarning, and the same messages read the same through both
+// tools, so a level read from one filters the other.
+func TestRunCodeAndLogsNameLevelsAlike(t *testing.T) {
+	e, cs := connect(t, nil)
+	lines := []struct{ exec, log, text string }{
+		{"print", "output", "made it"}, {"warn", "warning", "careful"}, {"error", "error", "boom"},
+	}
+	e.Plugin.Exec = func(string) (any, error) {
+		out := []map[string]string{}
+		for _, l := range lines {
+			out = append(out, map[string]string{"level": l.exec, "text": l.text})
+		}
+		return map[string]any{"success": false, "error": "boom", "output": out, "returns": []string{}}, nil
+	}
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method != protocol.MethodLogs {
+			return nil, nil, false
+		}
+		var p protocol.LogsParams
+		json.Unmarshal(params, &p)
+		var entries []protocol.LogEntry
+		for i, l := range lines {
+			if len(p.Levels) == 0 || slices.Contains(p.Levels, l.log) {
+				entries = append(entries, protocol.LogEntry{Seq: int64(i + 1), Time: 1700000000, Level: l.log, Text: l.text})
+			}
+		}
+		return protocol.LogsResult{Entries: entries, TotalSeen: int64(len(lines)), Capacity: 1000}, nil, true
+	}
+	levels := func(data json.RawMessage, key string) map[string]string {
+		t.Helper()
+		var d map[string]json.RawMessage
+		var list []struct{ Level, Text string }
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(d[key], &list); err != nil {
+			t.Fatalf("%s: %v: %s", key, err, data)
+		}
+		m := map[string]string{}
+		for _, l := range list {
+			m[l.Text] = l.Level
+		}
+		return m
+	}
+	_, re := call(t, cs, "run_code", map[string]any{"code": "print('made it') warn('careful') error('boom')"})
+	_, le := call(t, cs, "studio_logs", map[string]any{})
+	ran, logged := levels(re.Data, "output"), levels(le.Data, "entries")
+	want := map[string]string{"made it": "output", "careful": "warning", "boom": "error"}
+	if !maps.Equal(ran, want) || !maps.Equal(logged, want) {
+		t.Fatalf("levels: run_code %v, studio_logs %v; want both %v", ran, logged, want)
+	}
+	// A level run_code gave is one studio_logs filters by.
+	_, le = call(t, cs, "studio_logs", map[string]any{"levels": []string{ran["careful"]}})
+	if got := levels(le.Data, "entries"); !le.OK || len(got) != 1 || got["careful"] != "warning" {
+		t.Fatalf("studio_logs levels [%s]: %+v %s", ran["careful"], le.Errors, le.Data)
 	}
 }
