@@ -411,3 +411,51 @@ func TestRunCodeAndLogsNameLevelsAlike(t *testing.T) {
 		t.Fatalf("studio_logs levels [%s]: %+v %s", ran["careful"], le.Errors, le.Data)
 	}
 }
+
+// sync_undo lists what it did in Studio as it lists the files: each instance's path
+// and what was done there (restore, with what was put back; delete, for an instance
+// the sync added), one per Studio op it counts.
+func TestSyncUndoListsStudioOps(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	hosttest.Write(t, e.Dir, "src/shared/Extra.luau", "return 'extra'\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 2 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	if _, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true}); !ae.OK {
+		t.Fatalf("apply: %+v", ae.Errors)
+	}
+	res, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	var d struct {
+		StudioOps int `json:"studioOps"`
+		Studio    []struct {
+			Path       string   `json:"path"`
+			Action     string   `json:"action"`
+			Properties []string `json:"properties"`
+		} `json:"studio"`
+		Files []json.RawMessage `json:"files"`
+	}
+	if err := json.Unmarshal(u.Data, &d); err != nil || !u.OK {
+		t.Fatalf("sync_undo: %v %+v %s", err, u.Errors, u.Data)
+	}
+	got := map[string]string{}
+	for _, c := range d.Studio {
+		got[c.Path] = c.Action + " " + strings.Join(c.Properties, ",")
+	}
+	want := map[string]string{"ReplicatedStorage/Shared/Util": "restore Source", "ReplicatedStorage/Shared/Extra": "delete "}
+	if d.StudioOps != 2 || len(d.Studio) != d.StudioOps || !maps.Equal(got, want) {
+		t.Fatalf("sync_undo's studio = %v (studioOps %d), want %v: %s", got, d.StudioOps, want, u.Data)
+	}
+	if e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Extra") != nil {
+		t.Error("the added module is still in Studio")
+	}
+	text := textOf(res)
+	for _, line := range []string{"- Studio: restore ReplicatedStorage/Shared/Util (Source)", "- Studio: delete ReplicatedStorage/Shared/Extra"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("summary %q lacks %q", text, line)
+		}
+	}
+}
