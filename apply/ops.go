@@ -127,7 +127,10 @@ type FileChange struct {
 
 // Result is what a successful transaction did.
 type Result struct {
-	TxID      string       `json:"txId"`
+	// TxID names the journaled transaction; "" (absent in JSON) when the apply had
+	// nothing to write (every change skipped, or none): nothing was journaled, so
+	// there is nothing to undo or look up.
+	TxID      string       `json:"txId,omitempty" jsonschema:"the journaled transaction (for sync_undo and atlas://transactions/{id}); absent when the apply had nothing to write, so journaled none"`
 	PlanHash  string       `json:"planHash"`
 	Applied   []Applied    `json:"applied"`
 	Skipped   []string     `json:"skipped"`
@@ -152,6 +155,10 @@ func sourceLoaded(i *dom.Instance) error {
 // Gist is what a caller needs of r when the whole does not fit where it goes (a
 // client's message size): the transaction and how much it carried out.
 func (r *Result) Gist() map[string]any {
-	return map[string]any{"txId": r.TxID, "planHash": r.PlanHash, "applied": len(r.Applied),
+	g := map[string]any{"planHash": r.PlanHash, "applied": len(r.Applied),
 		"skipped": len(r.Skipped), "studioOps": r.StudioOps, "files": len(r.Files)}
+	if r.TxID != "" {
+		g["txId"] = r.TxID
+	}
+	return g
 }

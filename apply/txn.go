@@ -104,16 +104,20 @@ func (t *Txn) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{TxID: newTxID(), PlanHash: st.Plan.Hash, Skipped: skipped, StudioOps: len(w.ops), Applied: []Applied{}, Files: []FileChange{}}
+	res := &Result{PlanHash: st.Plan.Hash, Skipped: skipped, StudioOps: len(w.ops), Applied: []Applied{}, Files: []FileChange{}}
 	for _, a := range actions {
 		res.Applied = append(res.Applied, Applied{ID: a.change.ID, Path: a.change.Path, PatchType: a.change.PatchType, Direction: a.dir, FsPath: a.change.FsPath})
 	}
 	if len(actions) == 0 {
+		// Nothing to write: no transaction is journaled, so none is named (an id
+		// that undo and the journal do not know would lead nowhere). The token is
+		// spent all the same: it applied.
 		if err := t.Tokens.Spend(claims); err != nil {
 			return nil, err
 		}
 		return res, nil
 	}
+	res.TxID = newTxID()
 	wait := t.StudioTimeout
 	if wait <= 0 {
 		wait = 60 * time.Second

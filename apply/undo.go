@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,15 +29,30 @@ type Locator interface {
 
 // UndoResult is what an undo restored.
 type UndoResult struct {
-	TxID      string       `json:"txId"`
-	StudioOps int          `json:"studioOps"`
-	Files     []FileChange `json:"files"`
+	TxID      string `json:"txId"`
+	StudioOps int    `json:"studioOps"`
+	// Studio lists each Studio op of the undo, as Files lists the files: StudioOps
+	// counts them.
+	Studio []StudioChange `json:"studio"`
+	Files  []FileChange   `json:"files"`
 	// Manual lists what Atlas cannot put back itself (Studio subtrees it removed):
 	// use Ctrl+Z in Studio, where every sync is one undoable recording.
 	Manual []string `json:"manual"`
 	// Warnings name the files left as they are because they changed while the
 	// undo ran (files[].action "kept").
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// StudioChange is one instance an undo changed in Studio.
+type StudioChange struct {
+	// Path is the instance's path in Studio (names from game joined with /).
+	Path string `json:"path" jsonschema:"the instance's path in Studio (names from game joined with /)"`
+	// Action is restore (its Source and properties are back to what they were
+	// before the transaction set them) or delete (the transaction added it: it is
+	// removed, with its subtree).
+	Action string `json:"action" jsonschema:"restore (the Source and properties the sync set are back) or delete (an instance the sync added is removed)"`
+	// Properties names what a restore put back (Source, property names), sorted.
+	Properties []string `json:"properties,omitempty" jsonschema:"what a restore put back: Source and property names"`
 }
 
 // changedSince returns a descendant of inst, a Studio instance a transaction added as
@@ -123,7 +139,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 			return nil, err
 		}
 	}
-	res := &UndoResult{TxID: r.TxID, Files: []FileChange{}, Manual: []string{}}
+	res := &UndoResult{TxID: r.TxID, Studio: []StudioChange{}, Files: []FileChange{}, Manual: []string{}}
 	// Disk preconditions first: every file must still be what the transaction left.
 	failures := r.diskFailures(func(f journalFile) string {
 		if f.Delete {
@@ -166,6 +182,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		return "", nil, errcode.New(errcode.NotFound, "not in Studio")
 	}
 	var ops []protocol.Op
+	var changes []StudioChange    // one per op, what it does
 	pathOf := map[string]string{} // by change id, for the plugin's refusals
 	for _, op := range r.Ops {
 		switch op.Op {
@@ -204,6 +221,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				}
 			}
 			ops = append(ops, protocol.Op{Op: protocol.OpEdit, Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
+			changes = append(changes, StudioChange{Path: pre.Path, Action: "restore", Properties: slices.Sorted(maps.Keys(set))})
 			pathOf[op.ChangeID] = pre.Path
 		case protocol.OpAdd:
 			path := append(splitPath(r.parentPath(op)), op.Instance.Name)
@@ -226,6 +244,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				}
 			}
 			ops = append(ops, protocol.Op{Op: protocol.OpRemove, Handle: h, Expect: e, ChangeID: op.ChangeID})
+			changes = append(changes, StudioChange{Path: joinPath(path), Action: "delete"})
 			pathOf[op.ChangeID] = joinPath(path)
 		case protocol.OpRemove:
 			if pre := r.preImage(op); pre != nil {
@@ -265,6 +284,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 	}
 	res.StudioOps = len(ops)
+	if changes != nil {
+		res.Studio = changes
+	}
 	// Disk: each file back by compare-and-swap, expecting what the transaction
 	// wrote; a file edited since the check above (while Studio was written) is
 	// kept and reported, never overwritten.

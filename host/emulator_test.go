@@ -305,7 +305,7 @@ func TestEmulatorExec(t *testing.T) {
 	ctx := context.Background()
 
 	d := mustExec(t, e.host, `print("a", 1) warn("careful") print(game.ServerScriptService.Main.Source) return 1 + 1, "two", nil, true`)
-	wantOut := []host.OutputLine{{Level: "print", Text: "a 1"}, {Level: "warn", Text: "careful"}, {Level: "print", Text: "print('hi')\n"}}
+	wantOut := []host.OutputLine{{Level: "output", Text: "a 1"}, {Level: "warning", Text: "careful"}, {Level: "output", Text: "print('hi')\n"}}
 	if diff := cmp.Diff(wantOut, d.Output); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
@@ -320,7 +320,7 @@ func TestEmulatorExec(t *testing.T) {
 	if d.Success || !strings.Contains(d.Error, "boom") || len(d.Returns) != 0 {
 		t.Errorf("runtime error: %+v", d)
 	}
-	if len(d.Output) != 2 || d.Output[0] != (host.OutputLine{Level: "print", Text: "before"}) || d.Output[1].Level != "error" || !strings.Contains(d.Output[1].Text, "boom") {
+	if len(d.Output) != 2 || d.Output[0] != (host.OutputLine{Level: "output", Text: "before"}) || d.Output[1].Level != "error" || !strings.Contains(d.Output[1].Text, "boom") {
 		t.Errorf("runtime error output = %+v", d.Output)
 	}
 

@@ -166,7 +166,7 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (*ExecData, error) {
 	}
 	res := &ExecData{Success: r.Success, Output: []OutputLine{}, Returns: r.Returns, Values: []dom.Tagged{}, Error: r.Error, Session: sessionData(s)}
 	for _, l := range r.Output {
-		res.Output = append(res.Output, OutputLine{Level: l.Level, Text: l.Text})
+		res.Output = append(res.Output, OutputLine{Level: levelOf(l.Level), Text: l.Text})
 	}
 	if res.Returns == nil {
 		res.Returns = []string{}

@@ -479,6 +479,28 @@ var (
 	LogDirections = []string{"newest", "oldest"}
 )
 
+// LogLevel is the level of a message in Studio's Output: one of LogLevels, the
+// names of Enum.MessageType's items (MessageOutput, MessageInfo, MessageWarning,
+// MessageError). Studio's log (Logs) and the output of code run in Studio (Exec)
+// both name levels so: print is output, warn is warning.
+type LogLevel string
+
+// levelOf names a level the plugin sent in LogLevels' words: exec's output lines
+// say print and warn (docs/PROTOCOL.md), its log the MessageType names. A word
+// neither knows is output, as the plugin's log counts a MessageType it does not know.
+func levelOf(l string) LogLevel {
+	switch l {
+	case "print":
+		return "output"
+	case "warn":
+		return "warning"
+	}
+	if slices.Contains(LogLevels, l) {
+		return LogLevel(l)
+	}
+	return "output"
+}
+
 // Validate checks the request's bounds and names.
 func (r LogsRequest) Validate() error {
 	bad := func(format string, args ...any) error {
@@ -506,7 +528,7 @@ func (r LogsRequest) Validate() error {
 type LogEntry struct {
 	Seq   int64     `json:"seq"`
 	Time  time.Time `json:"time"`
-	Level string    `json:"level"`
+	Level LogLevel  `json:"level"`
 	Text  string    `json:"text"`
 }
 
@@ -546,7 +568,7 @@ func (h *Host) Logs(ctx context.Context, req LogsRequest) (*LogsData, error) {
 	d := &LogsData{Session: sessionData(s), Entries: []LogEntry{}, TotalSeen: res.TotalSeen, Capacity: res.Capacity, LastSeq: res.TotalSeen}
 	for _, e := range res.Entries {
 		sec, frac := math.Modf(e.Time)
-		d.Entries = append(d.Entries, LogEntry{Seq: e.Seq, Time: time.Unix(int64(sec), int64(frac*1e9)).UTC(), Level: e.Level, Text: e.Text})
+		d.Entries = append(d.Entries, LogEntry{Seq: e.Seq, Time: time.Unix(int64(sec), int64(frac*1e9)).UTC(), Level: levelOf(e.Level), Text: e.Text})
 	}
 	return d, nil
 }

@@ -376,8 +376,13 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if err != nil {
 		return nil, err
 	}
-	h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
-		"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
+	if res.TxID == "" {
+		// Nothing to write, nothing journaled: no transaction to name.
+		h.log.Info("applied", "changes", 0, "skipped", len(res.Skipped), "session", s.Info().ID)
+	} else {
+		h.log.Info("applied", "txId", res.TxID, "changes", len(res.Applied), "skipped", len(res.Skipped),
+			"studioOps", res.StudioOps, "files", len(res.Files), "session", s.Info().ID)
+	}
 	if len(res.Applied) > 0 {
 		// Both sides now hold the project: this is the place to compare the next
 		// Studio with.

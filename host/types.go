@@ -219,10 +219,11 @@ func (r ExecRequest) Validate() error {
 	return nil
 }
 
-// OutputLine is one line a script printed.
+// OutputLine is one line a script printed: its level is named as Studio's log
+// names it (output for print, warning for warn, error for the error that stopped it).
 type OutputLine struct {
-	Level string `json:"level"`
-	Text  string `json:"text"`
+	Level LogLevel `json:"level"`
+	Text  string   `json:"text"`
 }
 
 // ExecData is what running code gave: Returns each returned value's tostring,

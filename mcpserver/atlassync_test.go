@@ -372,3 +372,87 @@ func TestAtlasSyncFastfailDuplicates(t *testing.T) {
 		t.Errorf("nextActions = %s, want rename_in_studio, skip_unresolved", next)
 	}
 }
+
+// TestAtlasSyncSpendsItsToken: a confirm token applies once. The plan atlas_sync
+// hands back carries the token it applied with, so sync_apply with it is refused as
+// replayed (E_CONFIRM_TOKEN_REPLAYED), with nothing written, whether the sync applied
+// by itself or after the person's review, and even when the review left every
+// change as it was (the plan did not move, so only the ledger refuses it). A call
+// that applied nothing (dryrun, a rejected review) spends no token: sync_apply with
+// it applies.
+func TestAtlasSyncSpendsItsToken(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		conflict   bool   // Util edited on both sides: standard asks the person
+		review     string // the person's decision; "" never asked
+		sel        string // the direction the person gives every change shown
+		spent      bool
+	}{
+		{name: "standard applies by itself", mode: "standard", spent: true},
+		{name: "standard after a review", mode: "standard", conflict: true, review: "accept", sel: "push", spent: true},
+		{name: "standard after a review that skipped everything", mode: "standard", conflict: true, review: "accept", sel: "skip", spent: true},
+		{name: "manual", mode: "manual", review: "accept", sel: "push", spent: true},
+		{name: "manual that skipped everything", mode: "manual", review: "accept", sel: "skip", spent: true},
+		{name: "fastfail", mode: "fastfail", spent: true},
+		{name: "manual rejected", mode: "manual", review: "abort"},
+		{name: "dryrun", mode: "dryrun"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e *hosttest.Env
+			var cs *mcp.ClientSession
+			if tc.conflict {
+				e, cs = conflictAndEdit(t)
+			} else {
+				e, cs = connect(t, nil)
+				hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+			}
+			asked := ""
+			e.Plugin.Review = func(params json.RawMessage) (any, error) {
+				var shown struct {
+					Changes []struct {
+						ID string `json:"id"`
+					} `json:"changes"`
+				}
+				json.Unmarshal(params, &shown)
+				sel := map[string]string{}
+				for _, c := range shown.Changes {
+					if tc.sel != "" {
+						sel[c.ID] = tc.sel
+					}
+				}
+				asked = tc.review
+				return map[string]any{"decision": tc.review, "selections": sel}, nil
+			}
+			_, se := call(t, cs, "atlas_sync", map[string]any{"mode": tc.mode})
+			var d struct {
+				Status string `json:"status"`
+				Plan   struct {
+					ConfirmToken string `json:"confirmToken"`
+				} `json:"plan"`
+			}
+			if err := json.Unmarshal(se.Data, &d); err != nil || !se.OK || d.Plan.ConfirmToken == "" {
+				t.Fatalf("atlas_sync: %+v %s", se.Errors, se.Data)
+			}
+			if asked != tc.review {
+				t.Fatalf("the person was asked %q, want %q", asked, tc.review)
+			}
+			studioMain := e.Plugin.Place().Find("ServerScriptService", "Main").Source()
+			_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": d.Plan.ConfirmToken, "yes": true, "skipUnresolved": true})
+			if !tc.spent {
+				if !ae.OK {
+					t.Fatalf("status %s: sync_apply with the token it did not apply with: %+v", d.Status, ae.Errors)
+				}
+				if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('v2')\n" {
+					t.Errorf("Studio's Main is %q after sync_apply", got)
+				}
+				return
+			}
+			if d.Status != "success" || code(ae) != "E_CONFIRM_TOKEN_REPLAYED" {
+				t.Fatalf("status %s: sync_apply with the token atlas_sync applied with: %s %+v %s", d.Status, code(ae), ae.Errors, ae.Data)
+			}
+			if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != studioMain {
+				t.Errorf("the refused replay changed Studio's Main: %q, was %q", got, studioMain)
+			}
+		})
+	}
+}

@@ -47,8 +47,9 @@ person); manual (always ask the person in Studio). An override whose studioHash,
 expectedProperties no longer hold leaves its change unresolved. Statuses: success, empty, dryrun,
 fastfail_unresolved, rejected, error. For careful work prefer sync_plan + sync_apply.`
 
-const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed
-(print, warn, error) and returned: returns[] as tostring text, values[] in the tagged encoding
+const descRunCode = `Run Luau code in Roblox Studio (plugin security) and return what it printed,
+output[] with levels as studio_logs names them (output for print, warning for warn, error), and
+what it returned: returns[] as tostring text, values[] in the tagged encoding
 ({"Vector3":[0,5,0]}, {"Float64":2}, null for a table, function or Instance). A script error is
 returned as data (success: false), not as a tool failure. Calls on one session take turns. It can
 change the place: prefer sync for edits that belong in git. To read properties, prefer

@@ -12,6 +12,7 @@ import (
 
 	"github.com/atlas-rbx/atlas/dom"
 	"github.com/atlas-rbx/atlas/envelope"
+	"github.com/atlas-rbx/atlas/host"
 	"github.com/atlas-rbx/atlas/plan"
 )
 
@@ -49,9 +50,17 @@ func nullableString(desc string, enum ...string) *jsonschema.Schema {
 
 // typeSchemas are the types whose JSON is not what their Go fields say.
 func typeSchemas() (map[reflect.Type]*jsonschema.Schema, error) {
+	levels := make([]any, len(host.LogLevels))
+	for i, l := range host.LogLevels {
+		levels[i] = l
+	}
 	m := map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[dom.Tagged](): tagged,
 		reflect.TypeFor[time.Time]():  {Type: "string", Format: "date-time"},
+		// One vocabulary for studio_logs' entries and run_code's output:
+		// Enum.MessageType's items.
+		reflect.TypeFor[host.LogLevel](): {Type: "string", Enum: levels,
+			Description: "the message's level, as Enum.MessageType names it: output (print), info, warning (warn) or error"},
 	}
 	change, err := jsonschema.For[plan.Change](&jsonschema.ForOptions{TypeSchemas: m})
 	if err != nil {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -138,7 +139,26 @@ func (t *tools) syncUndo(ctx context.Context, in UndoIn) result[apply.UndoResult
 	if err != nil {
 		return result[apply.UndoResult]{err: err}
 	}
-	return result[apply.UndoResult]{data: d, summary: fmt.Sprintf("Undid %s: %d file(s), %d Studio op(s).", d.TxID, len(d.Files), d.StudioOps)}
+	return result[apply.UndoResult]{data: d, summary: undoText(d)}
+}
+
+// undoText is sync_undo's summary: what it did in Studio and on disk, one line each.
+func undoText(d *apply.UndoResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Undid %s: %d file(s), %d Studio op(s).", d.TxID, len(d.Files), d.StudioOps)
+	for _, c := range d.Studio {
+		fmt.Fprintf(&b, "\n- Studio: %s %s", c.Action, c.Path)
+		if len(c.Properties) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(c.Properties, ", "))
+		}
+	}
+	for _, f := range d.Files {
+		fmt.Fprintf(&b, "\n- disk: %s %s", f.Action, f.Path)
+	}
+	for _, m := range d.Manual {
+		fmt.Fprintf(&b, "\n- Studio: %s was removed by the sync; an undo cannot rebuild it (Ctrl+Z in Studio restores it)", m)
+	}
+	return b.String()
 }
 
 // contextEnum lists the contexts a session may be named by.

@@ -3,6 +3,8 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +252,210 @@ func TestStudioQueryOfGame(t *testing.T) {
 	_, m := call(t, cs, "studio_query", map[string]any{"path": "Nope"})
 	if code(m) != "E_NOT_FOUND" || m.Errors[0].Details["nearest"] != nil || m.Errors[0].Details["nearestId"] != dom.RootID {
 		t.Fatalf("missing service: %+v", m.Errors)
+	}
+}
+
+// An apply with nothing to write (an empty plan, or every change skipped) journals
+// no transaction, so it names none: its data has no txId (never an id that undo and
+// the journal do not know), in sync_apply and atlas_sync alike. It does not hide
+// the transaction before it: the journal still lists only that one, and sync_undo
+// (the newest by default) undoes it.
+func TestApplyOfNothingNamesNoTransaction(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	_, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	var first struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(ae.Data, &first)
+	if !ae.OK || first.TxID == "" {
+		t.Fatalf("apply: %+v %s", ae.Errors, ae.Data)
+	}
+
+	noTx := func(what string, data json.RawMessage) {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v: %s", what, err, data)
+		}
+		if v, ok := m["txId"]; ok {
+			t.Errorf("%s names transaction %v, which nothing journaled: %s", what, v, data)
+		}
+	}
+	// An empty plan's token.
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 0 {
+		t.Fatalf("plan after the apply: %s", pe.Data)
+	}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true})
+	if !ae.OK {
+		t.Fatalf("apply of an empty plan: %+v", ae.Errors)
+	}
+	noTx("sync_apply of an empty plan", ae.Data)
+
+	// Every change skipped.
+	hosttest.Write(t, e.Dir, "src/server/Main.server.luau", "print('v2')\n")
+	_, pe = call(t, cs, "sync_plan", map[string]any{})
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	skip := []map[string]any{{"id": p.Changes[0].ID, "direction": "skip"}}
+	_, ae = call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true, "overrides": skip})
+	if !ae.OK {
+		t.Fatalf("apply of skips: %+v", ae.Errors)
+	}
+	noTx("sync_apply of skips", ae.Data)
+	res, se := call(t, cs, "atlas_sync", map[string]any{"mode": "fastfail", "overrides": skip})
+	var d struct {
+		Status  string          `json:"status"`
+		Applied json.RawMessage `json:"applied"`
+	}
+	json.Unmarshal(se.Data, &d)
+	if !se.OK || d.Status != "success" || d.Applied == nil {
+		t.Fatalf("atlas_sync of skips: %+v %s", se.Errors, se.Data)
+	}
+	noTx("atlas_sync's applied", d.Applied)
+	if text := textOf(res); !strings.HasPrefix(text, "Applied nothing") || strings.Contains(text, "transaction") {
+		t.Errorf("atlas_sync's summary = %q", text)
+	}
+	if got := e.Plugin.Place().Find("ServerScriptService", "Main").Source(); got != "print('hi')\n" {
+		t.Errorf("a skipped change reached Studio: %q", got)
+	}
+
+	r, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "atlas://transactions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Data struct {
+			Transactions []struct {
+				TxID string `json:"txId"`
+			} `json:"transactions"`
+		} `json:"data"`
+	}
+	json.Unmarshal([]byte(r.Contents[0].Text), &list)
+	if len(list.Data.Transactions) != 1 || list.Data.Transactions[0].TxID != first.TxID {
+		t.Fatalf("atlas://transactions = %s, want only %s", r.Contents[0].Text, first.TxID)
+	}
+	_, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	var undone struct {
+		TxID string `json:"txId"`
+	}
+	json.Unmarshal(u.Data, &undone)
+	if !u.OK || undone.TxID != first.TxID {
+		t.Fatalf("sync_undo after applies of nothing: %+v %s, want %s undone", u.Errors, u.Data, first.TxID)
+	}
+}
+
+// run_code and studio_logs name levels alike, as Enum.MessageType does (output,
+// info, warning, error): the plugin's exec says print and warn, its log
+// MessageOutput and MessageWarning, and the same messages read the same through both
+// tools, so a level read from one filters the other.
+func TestRunCodeAndLogsNameLevelsAlike(t *testing.T) {
+	e, cs := connect(t, nil)
+	lines := []struct{ exec, log, text string }{
+		{"print", "output", "made it"}, {"warn", "warning", "careful"}, {"error", "error", "boom"},
+	}
+	e.Plugin.Exec = func(string) (any, error) {
+		out := []map[string]string{}
+		for _, l := range lines {
+			out = append(out, map[string]string{"level": l.exec, "text": l.text})
+		}
+		return map[string]any{"success": false, "error": "boom", "output": out, "returns": []string{}}, nil
+	}
+	e.Plugin.Hook = func(method string, params json.RawMessage) (any, error, bool) {
+		if method != protocol.MethodLogs {
+			return nil, nil, false
+		}
+		var p protocol.LogsParams
+		json.Unmarshal(params, &p)
+		var entries []protocol.LogEntry
+		for i, l := range lines {
+			if len(p.Levels) == 0 || slices.Contains(p.Levels, l.log) {
+				entries = append(entries, protocol.LogEntry{Seq: int64(i + 1), Time: 1700000000, Level: l.log, Text: l.text})
+			}
+		}
+		return protocol.LogsResult{Entries: entries, TotalSeen: int64(len(lines)), Capacity: 1000}, nil, true
+	}
+	levels := func(data json.RawMessage, key string) map[string]string {
+		t.Helper()
+		var d map[string]json.RawMessage
+		var list []struct{ Level, Text string }
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(d[key], &list); err != nil {
+			t.Fatalf("%s: %v: %s", key, err, data)
+		}
+		m := map[string]string{}
+		for _, l := range list {
+			m[l.Text] = l.Level
+		}
+		return m
+	}
+	_, re := call(t, cs, "run_code", map[string]any{"code": "print('made it') warn('careful') error('boom')"})
+	_, le := call(t, cs, "studio_logs", map[string]any{})
+	ran, logged := levels(re.Data, "output"), levels(le.Data, "entries")
+	want := map[string]string{"made it": "output", "careful": "warning", "boom": "error"}
+	if !maps.Equal(ran, want) || !maps.Equal(logged, want) {
+		t.Fatalf("levels: run_code %v, studio_logs %v; want both %v", ran, logged, want)
+	}
+	// A level run_code gave is one studio_logs filters by.
+	_, le = call(t, cs, "studio_logs", map[string]any{"levels": []string{ran["careful"]}})
+	if got := levels(le.Data, "entries"); !le.OK || len(got) != 1 || got["careful"] != "warning" {
+		t.Fatalf("studio_logs levels [%s]: %+v %s", ran["careful"], le.Errors, le.Data)
+	}
+}
+
+// sync_undo lists what it did in Studio as it lists the files: each instance's path
+// and what was done there (restore, with what was put back; delete, for an instance
+// the sync added), one per Studio op it counts.
+func TestSyncUndoListsStudioOps(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	hosttest.Write(t, e.Dir, "src/shared/Extra.luau", "return 'extra'\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 2 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	if _, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true}); !ae.OK {
+		t.Fatalf("apply: %+v", ae.Errors)
+	}
+	res, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	var d struct {
+		StudioOps int `json:"studioOps"`
+		Studio    []struct {
+			Path       string   `json:"path"`
+			Action     string   `json:"action"`
+			Properties []string `json:"properties"`
+		} `json:"studio"`
+		Files []json.RawMessage `json:"files"`
+	}
+	if err := json.Unmarshal(u.Data, &d); err != nil || !u.OK {
+		t.Fatalf("sync_undo: %v %+v %s", err, u.Errors, u.Data)
+	}
+	got := map[string]string{}
+	for _, c := range d.Studio {
+		got[c.Path] = c.Action + " " + strings.Join(c.Properties, ",")
+	}
+	want := map[string]string{"ReplicatedStorage/Shared/Util": "restore Source", "ReplicatedStorage/Shared/Extra": "delete "}
+	if d.StudioOps != 2 || len(d.Studio) != d.StudioOps || !maps.Equal(got, want) {
+		t.Fatalf("sync_undo's studio = %v (studioOps %d), want %v: %s", got, d.StudioOps, want, u.Data)
+	}
+	if e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Extra") != nil {
+		t.Error("the added module is still in Studio")
+	}
+	text := textOf(res)
+	for _, line := range []string{"- Studio: restore ReplicatedStorage/Shared/Util (Source)", "- Studio: delete ReplicatedStorage/Shared/Extra"} {
+		if !strings.Contains(text, line) {
+			t.Errorf("summary %q lacks %q", text, line)
+		}
 	}
 }

@@ -256,7 +256,17 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 		return fail(errcode.New(errcode.ConfirmTokenMismatch, "disk or Studio changed while the person reviewed; nothing was applied").
 			Reason(errcode.ReasonPlanChanged, errcode.NextRetry))
 	}
-	return applyWith(fresh.ConfirmToken, merged, true)
+	res, err := applyWith(fresh.ConfirmToken, merged, true)
+	if err == nil {
+		// A token applies once: the plan handed back carries the token this sync
+		// applied with, which that apply spent, so that a sync_apply with it is
+		// refused as replayed. (The same plan: the hashes are equal. The first
+		// plan's token never left this call.)
+		cp := *p
+		cp.ConfirmToken, cp.ExpiresAt = fresh.ConfirmToken, fresh.ExpiresAt
+		res.Plan = &cp
+	}
+	return res, err
 }
 
 // Unresolved lists the changes that neither the plan nor an override gives a

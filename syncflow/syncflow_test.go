@@ -182,6 +182,10 @@ func TestStandardAsksAboutTheUnresolvedThenReplansAndApplies(t *testing.T) {
 	if out.Review == nil || len(out.Unresolved) != 0 {
 		t.Errorf("review %v, unresolved %v", out.Review, out.Unresolved)
 	}
+	// The plan handed back carries the token the apply spent, not the first plan's.
+	if out.Plan.ConfirmToken != "tok2" {
+		t.Errorf("the result's plan carries token %q, want tok2, the one applied with", out.Plan.ConfirmToken)
+	}
 }
 
 func TestFastfailRefusesUnresolvedWithoutApplying(t *testing.T) {

@@ -389,7 +389,7 @@ func TestRunScriptAndExec(t *testing.T) {
 			return &host.ScriptData{ID: req.ID, Source: "return 1\n"}, nil
 		},
 		exec: func(req host.ExecRequest) (*host.ExecData, error) {
-			return &host.ExecData{Success: false, Output: []host.OutputLine{{Level: "print", Text: "hi"}, {Level: "warn", Text: "careful"}}, Returns: []string{"1"}, Error: "boom"}, nil
+			return &host.ExecData{Success: false, Output: []host.OutputLine{{Level: "output", Text: "hi"}, {Level: "warning", Text: "careful"}}, Returns: []string{"1"}, Error: "boom"}, nil
 		},
 	}
 	if code, err := runScript(context.Background(), &scriptOptions{IO: s, ID: "a"}, f); code != exitOK || err != nil || out.String() != "return 1\n" {
@@ -400,7 +400,7 @@ func TestRunScriptAndExec(t *testing.T) {
 	if code != exitError || err != nil {
 		t.Errorf("runExec of failing code = %d, %v; want exit 1 and no error", code, err)
 	}
-	if out.String() != "hi\nwarn: careful\n=> 1\n" || errOut.String() != "error: boom\n" {
+	if out.String() != "hi\nwarning: careful\n=> 1\n" || errOut.String() != "error: boom\n" {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 }

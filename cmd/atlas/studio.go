@@ -210,7 +210,7 @@ func renderLogs(w io.Writer, d *host.LogsData) {
 	for _, e := range d.Entries {
 		level := ""
 		if e.Level != "output" {
-			level = e.Level + ": "
+			level = string(e.Level) + ": "
 		}
 		fmt.Fprintf(w, "%6d  %s  %s%s\n", e.Seq, e.Time.Local().Format("15:04:05"), level, e.Text)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/atlas-rbx/atlas/apply"
 	"github.com/atlas-rbx/atlas/host"
@@ -12,6 +13,13 @@ import (
 // from the applied changes, disk's from the files written (a pull may write a meta
 // or project file, or a folder, besides the file the plan named).
 func renderApply(w io.Writer, d *host.ApplyData, st style) {
+	if d.TxID == "" {
+		// Nothing was written, so no transaction was journaled: none to name, or undo.
+		n := len(d.Skipped)
+		fmt.Fprintf(w, "%s: %d %s left as %s; nothing was written, so there is no transaction to undo.\n",
+			st.bold("Applied nothing"), n, plural(n, "change", "changes"), plural(n, "it was", "they were"))
+		return
+	}
 	fmt.Fprintf(w, "%s transaction %s: %d %s, %d Studio %s, %d %s.\n", st.bold("Applied"), d.TxID,
 		len(d.Applied), plural(len(d.Applied), "change", "changes"), d.StudioOps, plural(d.StudioOps, "op", "ops"),
 		len(d.Files), plural(len(d.Files), "file", "files"))
@@ -52,8 +60,30 @@ func renderApply(w io.Writer, d *host.ApplyData, st style) {
 func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
 	fmt.Fprintf(w, "%s transaction %s: %d Studio %s, %d %s.\n", st.bold("Undid"), d.TxID,
 		d.StudioOps, plural(d.StudioOps, "op", "ops"), len(d.Files), plural(len(d.Files), "file", "files"))
+	// Each side as an apply lists it: Studio's ops (what was put back, or removed),
+	// then the files.
+	for _, c := range d.Studio {
+		what := ""
+		if len(c.Properties) > 0 {
+			what = " " + st.dim("("+strings.Join(c.Properties, ", ")+")")
+		}
+		fmt.Fprintf(w, "  %s %s %s%s\n", st.bold(sideStudio+":"), verbColor(st, c.Action), c.Path, what)
+	}
+	var kept []string
 	for _, f := range d.Files {
-		fmt.Fprintf(w, "  %-7s %s\n", f.Action, f.Path)
+		switch f.Action {
+		case "kept":
+			kept = append(kept, f.Path)
+		case "mkdir":
+			fmt.Fprintf(w, "  %s %s %s/\n", st.bold(sideDisk+":"), verbColor(st, "create"), f.Path)
+		case "rmdir":
+			fmt.Fprintf(w, "  %s %s %s/\n", st.bold(sideDisk+":"), verbColor(st, "delete"), f.Path)
+		default:
+			fmt.Fprintf(w, "  %s %s %s\n", st.bold(sideDisk+":"), verbColor(st, f.Action), f.Path)
+		}
+	}
+	for _, k := range kept {
+		fmt.Fprintf(w, "  %s %s %s\n", st.yellow("kept:"), k, st.dim("(it changed while the undo ran; left as it is)"))
 	}
 	// Studio's history: this undo's own recording (when it changed Studio) is the
 	// newest, then the sync's.

@@ -89,6 +89,11 @@ func humanLine(level slog.Level, msg string, attrs map[string]slog.Value, order 
 		}
 		return line
 	case "applied":
+		if get("txId") == "" {
+			// Every change was left as it was: nothing written, no transaction.
+			s := num("skipped")
+			return fmt.Sprintf("Applied nothing (%d %s left as %s; no transaction)", s, plural(int(s), "change", "changes"), plural(int(s), "it was", "they were"))
+		}
 		n := num("changes")
 		line := fmt.Sprintf("Applied transaction %s (%d %s: %d Studio %s, %d %s)", get("txId"), n, plural(int(n), "change", "changes"),
 			num("studioOps"), plural(int(num("studioOps")), "op", "ops"), num("files"), plural(int(num("files")), "file", "files"))

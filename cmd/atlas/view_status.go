@@ -36,8 +36,8 @@ func renderStatus(w io.Writer, d *host.StatusData, st style) {
 func renderExec(w, errOut io.Writer, d *host.ExecData) {
 	for _, l := range d.Output {
 		prefix := ""
-		if l.Level != "print" {
-			prefix = l.Level + ": "
+		if l.Level != "output" {
+			prefix = string(l.Level) + ": "
 		}
 		fmt.Fprintln(w, prefix+l.Text)
 	}

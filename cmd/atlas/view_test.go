@@ -238,7 +238,12 @@ func TestRenderApplyAndUndo(t *testing.T) {
 	var b bytes.Buffer
 	renderApply(&b, d, style{})
 	b.WriteString("--- undo\n")
-	renderUndo(&b, &apply.UndoResult{TxID: "tx1", StudioOps: 1, Files: []apply.FileChange{{Path: "a.luau", Action: "restore"}}, Manual: []string{"Workspace/Pad"}}, style{})
+	renderUndo(&b, &apply.UndoResult{TxID: "tx1", StudioOps: 2,
+		Studio: []apply.StudioChange{{Path: "ReplicatedStorage/Shared/Keep", Action: "restore", Properties: []string{"Source"}},
+			{Path: "ReplicatedStorage/Shared/New", Action: "delete"}},
+		Files: []apply.FileChange{{Path: "a.luau", Action: "restore"}, {Path: "src/shared/Scores", Action: "rmdir"},
+			{Path: "b.luau", Action: "kept", Reason: "changed"}},
+		Manual: []string{"Workspace/Pad"}}, style{})
 	golden(t, "apply.txt", b.String())
 }
 
