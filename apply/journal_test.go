@@ -217,10 +217,15 @@ func TestUndoLeavesTheFilesACommitKept(t *testing.T) {
 	if got := read(t, dir, "b.luau"); got != "planned\n" {
 		t.Errorf("b.luau after undo = %q, want its pre-image", got)
 	}
+	// It says what it left, as it does for a file changed since the transaction.
+	var listed []FileChange
 	for _, f := range res.Files {
 		if f.Path == "a.luau" {
-			t.Errorf("undo touched the kept a.luau: %+v", f)
+			listed = append(listed, f)
 		}
+	}
+	if len(listed) != 1 || listed[0] != (FileChange{Path: "a.luau", Action: "kept", Reason: "changed"}) {
+		t.Errorf("undo lists the kept a.luau as %+v, want it once, kept (changed)", listed)
 	}
 }
 

@@ -331,7 +331,10 @@ func (r *record) undoFiles() ([]FileChange, error) {
 		var err error
 		action := "restore"
 		switch {
-		case f.Kept: // the commit left the user's version there: nothing to put back
+		case f.Kept:
+			// The commit (or the recovery of a host killed while it ran) left the
+			// user's version there: nothing to put back, and the undo says so.
+			out = append(out, FileChange{Path: f.Path, Action: "kept", Reason: string(casfile.Changed)})
 			continue
 		case f.Dir && f.Delete:
 			if err := dirs.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
