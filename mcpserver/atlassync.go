@@ -33,7 +33,7 @@ func syncModes(s *jsonschema.Schema) {
 func (t *tools) atlasSync(ctx context.Context, in SyncIn) result[syncflow.Result] {
 	out, err := syncflow.Run(ctx, t.eng, syncflow.Request{
 		Mode:      syncflow.Mode(in.Mode),
-		Plan:      host.PlanRequest{SessionID: in.SessionID},
+		Plan:      host.PlanRequest{SessionID: in.SessionID, Files: true},
 		Overrides: convert(in.Overrides),
 		Review:    syncflow.Studio(t.eng, in.SessionID),
 	})

@@ -122,7 +122,7 @@ type PlanIn struct {
 }
 
 func (t *tools) syncPlan(ctx context.Context, in PlanIn) result[host.PlanData] {
-	d, err := t.eng.Plan(ctx, host.PlanRequest{SessionID: in.SessionID, Base: in.Base})
+	d, err := t.eng.Plan(ctx, host.PlanRequest{SessionID: in.SessionID, Base: in.Base, Files: true})
 	if err != nil {
 		return result[host.PlanData]{err: err}
 	}

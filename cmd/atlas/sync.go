@@ -75,7 +75,7 @@ func runSync(ctx context.Context, opts *syncOptions, eng syncflow.Engine) (int, 
 	st := opts.IO.style()
 	req := syncflow.Request{
 		Mode:           syncflow.Manual,
-		Plan:           host.PlanRequest{SessionID: opts.Session, Base: opts.Base, Sources: opts.Diff, Files: !opts.JSON},
+		Plan:           host.PlanRequest{SessionID: opts.Session, Base: opts.Base, Sources: opts.Diff, Files: true},
 		Overrides:      opts.Overrides,
 		Prefer:         prefer,
 		SkipUnresolved: opts.SkipUnresolved,

@@ -50,7 +50,7 @@ func (a *app) syncPlanCommand() *cli.Command {
 }
 
 func runPlan(ctx context.Context, opts *planOptions, eng planner) (int, error) {
-	req := host.PlanRequest{SessionID: opts.Session, Base: opts.Base, TTL: opts.TTL, Sources: opts.Diff, Files: !opts.JSON}
+	req := host.PlanRequest{SessionID: opts.Session, Base: opts.Base, TTL: opts.TTL, Sources: opts.Diff, Files: true}
 	if opts.JSON {
 		return runPlanJSON(ctx, opts, eng, req)
 	}

@@ -40,7 +40,7 @@ func (a *app) loadProject(c *cli.Command) (*project.Location, *project.Project, 
 
 type treeNode struct {
 	ID        string `json:"id"`
-	Path      string `json:"path"`
+	Path      string `json:"path,omitempty"` // absent for the DataModel, as in studio query
 	Name      string `json:"name"`
 	ClassName string `json:"className"`
 	FsPath    string `json:"fsPath,omitempty"` // absent for an instance no file makes
