@@ -118,7 +118,12 @@ func TestSessionSelectionTable(t *testing.T) {
 	refused(t, "plan on the server", err, errcode.StudioReadOnly, errcode.ReasonReadOnlySession, 3)
 	_, err = e.Host.Undo(ctx, host.UndoRequest{SessionID: client.SessionID})
 	refused(t, "undo on the client", err, errcode.StudioReadOnly, errcode.ReasonReadOnlySession, 3)
-	_, err = e.Host.Apply(ctx, host.ApplyRequest{SessionID: server.SessionID, Token: "x"})
+	// (with a good token, which an apply checks first: the edit session's)
+	p, err := e.Host.Plan(ctx, host.PlanRequest{SessionID: e.Plugin.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Host.Apply(ctx, host.ApplyRequest{SessionID: server.SessionID, Token: p.ConfirmToken})
 	refused(t, "apply on the server", err, errcode.StudioReadOnly, errcode.ReasonReadOnlySession, 3)
 	// By default it picks the edit session, the playtest's notwithstanding.
 	if d, err := e.Host.Plan(ctx, host.PlanRequest{}); err != nil || d.Session.ID != e.Plugin.SessionID {
