@@ -193,9 +193,9 @@ func TestRunPlan(t *testing.T) {
 			if !strings.Contains(out.String(), tt.wantOut) {
 				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
 			}
-			// People get the files a pull creates; the JSON contract stays as it is.
-			if f.plans[0].Files == tt.opts.JSON {
-				t.Errorf("plan asked Files=%v with JSON=%v", f.plans[0].Files, tt.opts.JSON)
+			// The files a pull creates, for people and in the JSON (data.files).
+			if !f.plans[0].Files {
+				t.Errorf("plan asked Files=false with JSON=%v", tt.opts.JSON)
 			}
 		})
 	}
@@ -359,7 +359,7 @@ func TestRunSyncJSONIsTheEnvelopeOfBefore(t *testing.T) {
 	if err := json.Unmarshal(data, &d); err != nil || !ok || command != "sync" || d.Plan == nil || d.Applied == nil || d.Applied.TxID != "tx1" {
 		t.Errorf("envelope %s %v: %s", command, err, data)
 	}
-	if f.plans[0].Files || f.plans[0].TTL != 0 {
+	if !f.plans[0].Files || f.plans[0].TTL != 0 {
 		t.Errorf("plan request %+v: --json --yes asks for the plan it always did", f.plans[0])
 	}
 }
