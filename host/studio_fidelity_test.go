@@ -455,3 +455,39 @@ func TestEmulatorColorAndBrickColor(t *testing.T) {
 		t.Errorf("Studio's colors = %s, want the project's Color (128 64 255, green 255)", got)
 	}
 }
+
+// TestEmulatorInt64PastWhatLuauHolds: an int64 near the top of its range (an
+// IntValue holding 2^63 - 1, which Studio keeps: IntValue's page says the Properties
+// window can store values between 2^53 and 2^63 - 1) reads in Luau as the number 2^63,
+// past the int64 range. The plugin reports it as the nearest int64, 2^63 - 1, and an
+// int64 past 2^53 by its exact value (Luau writes -2^63 as -9223372036854776000,
+// past the range too), so the snapshot is taken and the place is in step with the
+// project. A push of it cannot be
+// written by a script (the value it would write is 2^63, which overflows: "Attempting to
+// store larger numbers causes an integer overflow"), so the apply fails and applies
+// nothing, saying why.
+func TestEmulatorInt64PastWhatLuauHolds(t *testing.T) {
+	proj := func(count string) string {
+		return `{ "name": "Ints", "tree": { "$className": "DataModel",
+			"ReplicatedStorage": {
+				"Big": { "$className": "IntValue", "$properties": { "Value": 9223372036854775807 } },
+				"Low": { "$className": "IntValue", "$properties": { "Value": -9223372036854775808 } },
+				"Far": { "$className": "IntValue", "$properties": { "Value": 1152921504606847232 } },
+				"Count": { "$className": "IntValue", "$properties": { "Value": ` + count + ` } } } } }`
+	}
+	e := startEmulated(t, map[string]string{"default.project.json": proj("1")}, nil)
+	mustPlan(t, e.host, nil)
+	if got := mustExec(t, e.host, `return game.ReplicatedStorage.Big.Value == 2^63`).Returns; len(got) != 1 || got[0] != "true" {
+		t.Errorf("Big.Value in Luau is 2^63: %v", got)
+	}
+
+	hosttest.Write(t, e.dir, "default.project.json", proj("9223372036854775807"))
+	d := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Count": "disk_changed/push"})
+	_, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if err == nil || !strings.Contains(err.Error(), "Int64") || !strings.Contains(err.Error(), "nothing was applied") {
+		t.Errorf("apply of an Int64 of 2^63 - 1 = %v, want a failure that names the Int64", err)
+	}
+	if got := mustExec(t, e.host, `return game.ReplicatedStorage.Count.Value`).Returns; len(got) != 1 || got[0] != "1" {
+		t.Errorf("Count.Value after the failed apply = %v, want 1", got)
+	}
+}
