@@ -491,3 +491,26 @@ func TestEmulatorInt64PastWhatLuauHolds(t *testing.T) {
 		t.Errorf("Count.Value after the failed apply = %v, want 1", got)
 	}
 }
+
+// TestEmulatorPushIntoAnOpenScript: a push to a script open in the Script Editor goes
+// through ScriptEditorService:UpdateSourceAsync, whose callback may not yield (Roblox's
+// Engine API reference; the emulator raises if it does): the editor and the Source
+// both hold the new text, and the next plan is empty.
+func TestEmulatorPushIntoAnOpenScript(t *testing.T) {
+	e := startEmulated(t, fidelityProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ServerScriptService/Main": "print('hi')\n"}
+	})
+	mustPlan(t, e.host, nil)
+	hosttest.Write(t, e.dir, "src/server/Main.server.luau", "print('pushed')\n")
+	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Main": "disk_changed/push"})
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply into the open script: %v", err)
+	}
+	x := mustExec(t, e.host, `local m = game.ServerScriptService.Main
+		local ses = game:GetService("ScriptEditorService")
+		return ses:FindScriptDocument(m) ~= nil, ses:GetEditorSource(m) == m.Source, m.Source`)
+	if got := strings.Join(x.Returns, "|"); got != "true|true|print('pushed')\n" {
+		t.Errorf("open, editor text = Source, Source after the push: %q", got)
+	}
+	mustPlan(t, e.host, nil)
+}
