@@ -514,3 +514,37 @@ func TestEmulatorPushIntoAnOpenScript(t *testing.T) {
 	}
 	mustPlan(t, e.host, nil)
 }
+
+// TestEmulatorCurrentCameraDestroyed: Studio keeps a Camera in the Workspace: "If you
+// set this property to nil or to a camera that is not a descendant of the Workspace (or
+// the CurrentCamera is otherwise destroyed), a new Camera will be created and assigned"
+// (Engine API reference, Workspace.CurrentCamera). A Camera destroyed in Studio comes
+// back as a new one: where the project does not declare it, it is the engine's and the
+// plan stays empty; where it does, the new one is the project's Camera, changed in
+// Studio (its FieldOfView is the default again), not a Camera Studio deleted.
+func TestEmulatorCurrentCameraDestroyed(t *testing.T) {
+	const destroy = `local old = workspace.CurrentCamera
+		old:Destroy()
+		task.wait()
+		local c = workspace.CurrentCamera
+		return c ~= nil and c ~= old, c and c.Parent == workspace, c and c.Name, c and c.FieldOfView`
+
+	e := startEmulated(t, fidelityProject, nil)
+	mustPlan(t, e.host, nil)
+	if got := strings.Join(mustExec(t, e.host, destroy).Returns, " "); got != "true true Camera 70" {
+		t.Errorf("a new CurrentCamera, in the Workspace, named Camera, its FieldOfView: %s", got)
+	}
+	mustPlan(t, e.host, nil)
+
+	files := map[string]string{
+		"default.project.json": `{ "name": "Cam", "tree": { "$className": "DataModel",
+			"Workspace": { "$className": "Workspace",
+				"Camera": { "$className": "Camera", "$properties": { "FieldOfView": 50 } } } } }`,
+	}
+	e = startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
+	if got := strings.Join(mustExec(t, e.host, destroy).Returns, " "); got != "true true Camera 70" {
+		t.Errorf("a new CurrentCamera, in the Workspace, named Camera, its FieldOfView: %s", got)
+	}
+	mustPlan(t, e.host, map[string]string{"Workspace/Camera": "studio_changed/pull"})
+}
