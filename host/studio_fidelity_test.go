@@ -455,3 +455,96 @@ func TestEmulatorColorAndBrickColor(t *testing.T) {
 		t.Errorf("Studio's colors = %s, want the project's Color (128 64 255, green 255)", got)
 	}
 }
+
+// TestEmulatorInt64PastWhatLuauHolds: an int64 near the top of its range (an
+// IntValue holding 2^63 - 1, which Studio keeps: IntValue's page says the Properties
+// window can store values between 2^53 and 2^63 - 1) reads in Luau as the number 2^63,
+// past the int64 range. The plugin reports it as the nearest int64, 2^63 - 1, and an
+// int64 past 2^53 by its exact value (Luau writes -2^63 as -9223372036854776000,
+// past the range too), so the snapshot is taken and the place is in step with the
+// project. A push of it cannot be
+// written by a script (the value it would write is 2^63, which overflows: "Attempting to
+// store larger numbers causes an integer overflow"), so the apply fails and applies
+// nothing, saying why.
+func TestEmulatorInt64PastWhatLuauHolds(t *testing.T) {
+	proj := func(count string) string {
+		return `{ "name": "Ints", "tree": { "$className": "DataModel",
+			"ReplicatedStorage": {
+				"Big": { "$className": "IntValue", "$properties": { "Value": 9223372036854775807 } },
+				"Low": { "$className": "IntValue", "$properties": { "Value": -9223372036854775808 } },
+				"Far": { "$className": "IntValue", "$properties": { "Value": 1152921504606847232 } },
+				"Count": { "$className": "IntValue", "$properties": { "Value": ` + count + ` } } } } }`
+	}
+	e := startEmulated(t, map[string]string{"default.project.json": proj("1")}, nil)
+	mustPlan(t, e.host, nil)
+	if got := mustExec(t, e.host, `return game.ReplicatedStorage.Big.Value == 2^63`).Returns; len(got) != 1 || got[0] != "true" {
+		t.Errorf("Big.Value in Luau is 2^63: %v", got)
+	}
+
+	hosttest.Write(t, e.dir, "default.project.json", proj("9223372036854775807"))
+	d := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Count": "disk_changed/push"})
+	_, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken})
+	if err == nil || !strings.Contains(err.Error(), "Int64") || !strings.Contains(err.Error(), "nothing was applied") {
+		t.Errorf("apply of an Int64 of 2^63 - 1 = %v, want a failure that names the Int64", err)
+	}
+	if got := mustExec(t, e.host, `return game.ReplicatedStorage.Count.Value`).Returns; len(got) != 1 || got[0] != "1" {
+		t.Errorf("Count.Value after the failed apply = %v, want 1", got)
+	}
+}
+
+// TestEmulatorPushIntoAnOpenScript: a push to a script open in the Script Editor goes
+// through ScriptEditorService:UpdateSourceAsync, whose callback may not yield (Roblox's
+// Engine API reference; the emulator raises if it does): the editor and the Source
+// both hold the new text, and the next plan is empty.
+func TestEmulatorPushIntoAnOpenScript(t *testing.T) {
+	e := startEmulated(t, fidelityProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ServerScriptService/Main": "print('hi')\n"}
+	})
+	mustPlan(t, e.host, nil)
+	hosttest.Write(t, e.dir, "src/server/Main.server.luau", "print('pushed')\n")
+	d := mustPlan(t, e.host, map[string]string{"ServerScriptService/Main": "disk_changed/push"})
+	if _, err := e.host.Apply(context.Background(), host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatalf("apply into the open script: %v", err)
+	}
+	x := mustExec(t, e.host, `local m = game.ServerScriptService.Main
+		local ses = game:GetService("ScriptEditorService")
+		return ses:FindScriptDocument(m) ~= nil, ses:GetEditorSource(m) == m.Source, m.Source`)
+	if got := strings.Join(x.Returns, "|"); got != "true|true|print('pushed')\n" {
+		t.Errorf("open, editor text = Source, Source after the push: %q", got)
+	}
+	mustPlan(t, e.host, nil)
+}
+
+// TestEmulatorCurrentCameraDestroyed: Studio keeps a Camera in the Workspace: "If you
+// set this property to nil or to a camera that is not a descendant of the Workspace (or
+// the CurrentCamera is otherwise destroyed), a new Camera will be created and assigned"
+// (Engine API reference, Workspace.CurrentCamera). A Camera destroyed in Studio comes
+// back as a new one: where the project does not declare it, it is the engine's and the
+// plan stays empty; where it does, the new one is the project's Camera, changed in
+// Studio (its FieldOfView is the default again), not a Camera Studio deleted.
+func TestEmulatorCurrentCameraDestroyed(t *testing.T) {
+	const destroy = `local old = workspace.CurrentCamera
+		old:Destroy()
+		task.wait()
+		local c = workspace.CurrentCamera
+		return c ~= nil and c ~= old, c and c.Parent == workspace, c and c.Name, c and c.FieldOfView`
+
+	e := startEmulated(t, fidelityProject, nil)
+	mustPlan(t, e.host, nil)
+	if got := strings.Join(mustExec(t, e.host, destroy).Returns, " "); got != "true true Camera 70" {
+		t.Errorf("a new CurrentCamera, in the Workspace, named Camera, its FieldOfView: %s", got)
+	}
+	mustPlan(t, e.host, nil)
+
+	files := map[string]string{
+		"default.project.json": `{ "name": "Cam", "tree": { "$className": "DataModel",
+			"Workspace": { "$className": "Workspace",
+				"Camera": { "$className": "Camera", "$properties": { "FieldOfView": 50 } } } } }`,
+	}
+	e = startEmulated(t, files, nil)
+	mustPlan(t, e.host, nil)
+	if got := strings.Join(mustExec(t, e.host, destroy).Returns, " "); got != "true true Camera 70" {
+		t.Errorf("a new CurrentCamera, in the Workspace, named Camera, its FieldOfView: %s", got)
+	}
+	mustPlan(t, e.host, map[string]string{"Workspace/Camera": "studio_changed/pull"})
+}

@@ -43,6 +43,19 @@ func typeName(p *reflection.Property) string {
 	return p.Type.Name
 }
 
+// refType is the type of a Ref property scripts can write: "Ref" when it takes any
+// Instance, else "Ref/Class" (refClasses).
+func refType(className string, p *reflection.Property) (string, error) {
+	cls, ok := refClasses[className+"."+p.Name]
+	if !ok {
+		return "", fmt.Errorf("%s.%s: a writable Ref property refClasses does not name", className, p.Name)
+	}
+	if cls == "Instance" {
+		return "Ref", nil
+	}
+	return "Ref/" + cls, nil
+}
+
 // tagged rewrites a default's JSON in the tagged encoding the host and plugin share:
 // null, serde's form of a non-finite float, becomes "inf" (or "-inf"), and the object
 // keys are sorted.
@@ -118,7 +131,15 @@ func Generate() ([]byte, error) {
 				props = append(props, pn+">"+p.AliasFor)
 				continue
 			}
-			props = append(props, pn+":"+typeName(p)+":"+a)
+			typ := typeName(p)
+			if typ == "Ref" && a == "w" {
+				t, err := refType(name, p)
+				if err != nil {
+					return nil, err
+				}
+				typ = t
+			}
+			props = append(props, pn+":"+typ+":"+a)
 		}
 		var defaults []string
 		for _, pn := range slices.Sorted(maps.Keys(c.Defaults)) {
@@ -177,7 +198,8 @@ func Generate() ([]byte, error) {
 --                 infinity)
 --   C  name  superclass  tags  properties  defaults
 --        tags: S a service, N not creatable with Instance.new
---        properties: "Name:Type:access;…", Type a tagged type name or @EnumName,
+--        properties: "Name:Type:access;…", Type a tagged type name or @EnumName
+--          (Ref/Class: a Ref that takes only instances of Class),
 --          access w (scripts read and write) or r (read only); "alias>Canonical" for
 --          an alias. Only the properties scripts can reach are listed.
 --        defaults: "Name=N;…"
