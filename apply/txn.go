@@ -635,7 +635,7 @@ func withEditorReason(err error) error {
 	if ce.Code != errcode.PreconditionFailed {
 		return err
 	}
-	var names []string
+	var names, ids []string
 	for _, f := range list {
 		m, _ := f.(map[string]any)
 		if m["editor"] != true {
@@ -645,16 +645,23 @@ func withEditorReason(err error) error {
 		if name == "" {
 			name = fmt.Sprint(m["handle"])
 		}
+		if d, ok := m["descendant"].(string); ok && d != "" {
+			// a script inside an instance the change removes
+			name += "/" + d
+		}
 		if !slices.Contains(names, name) {
 			names = append(names, name)
+		}
+		if id, ok := m["id"].(string); ok && !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
 	if len(names) == 0 {
 		return err
 	}
-	ce.Message = fmt.Sprintf("%s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source the plan compared, and the write would lose it; nothing was applied: save or close it in Studio (or commit the draft), then plan again, or skip the change",
-		strings.Join(names, ", "))
-	ce.Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride)
+	ce.Message = fmt.Sprintf("%s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source the plan compared, and the write or removal would lose it; nothing was applied: save or close it in Studio (or commit the draft), then plan again, or skip the change (%s)",
+		strings.Join(names, ", "), strings.Join(ids, ", "))
+	ce.Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride).With("ids", ids)
 	return ce
 }
 

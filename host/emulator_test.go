@@ -721,3 +721,44 @@ func TestEmulatorApplyRefusesUnsavedEditorText(t *testing.T) {
 		t.Fatalf("Studio after the apply that skipped Main: %q", d.Returns)
 	}
 }
+
+// TestEmulatorRemoveRefusesUnsavedEditorTextInside: removing a folder takes the scripts
+// in it, so a script inside with unsaved Script Editor text refuses the removal as a
+// write to it would (the draft is not lost with its folder).
+func TestEmulatorRemoveRefusesUnsavedEditorTextInside(t *testing.T) {
+	e := startEmulated(t, emuProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ReplicatedStorage/Shared/Lib/Deep/Deeper/X": "return 'unsaved x'\n"}
+	})
+	ctx := context.Background()
+	if err := os.RemoveAll(filepath.Join(e.dir, "src", "shared", "Lib", "Deep")); err != nil {
+		t.Fatal(err)
+	}
+	p := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Shared/Lib/Deep": "deleted_on_disk/push"})
+	_, err := e.host.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken})
+	ce := errcode.As(err)
+	if ce == nil || ce.ReasonCode() != errcode.ReasonStudioUnsavedEdit ||
+		!strings.Contains(ce.Message, "ReplicatedStorage/Shared/Lib/Deep/Deeper/X") ||
+		!slices.Equal(stringsOf(ce.Details["ids"]), []string{p.Changes[0].ID}) {
+		t.Fatalf("removal of a folder holding unsaved editor text: %v (reason %q, details %v)", err, ce.ReasonCode(), ce.Details)
+	}
+	d := mustExec(t, e.host, `return game.ReplicatedStorage.Shared.Lib.Deep.Deeper.X.Source`)
+	if !slices.Equal(d.Returns, []string{"return 'x'\n"}) {
+		t.Fatalf("Studio after the refusal: %q", d.Returns)
+	}
+}
+
+// stringsOf reads a details list of strings, as set or as decoded from JSON.
+func stringsOf(v any) []string {
+	switch l := v.(type) {
+	case []string:
+		return l
+	case []any:
+		var out []string
+		for _, x := range l {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	return nil
+}
