@@ -224,8 +224,11 @@ func TestUndoLeavesTheFilesACommitKept(t *testing.T) {
 			listed = append(listed, f)
 		}
 	}
-	if len(listed) != 1 || listed[0] != (FileChange{Path: "a.luau", Action: "kept", Reason: "changed"}) {
-		t.Errorf("undo lists the kept a.luau as %+v, want it once, kept (changed)", listed)
+	if len(listed) != 1 || listed[0] != (FileChange{Path: "a.luau", Action: "kept", Reason: KeptNotWritten}) {
+		t.Errorf("undo lists the kept a.luau as %+v, want it once, kept (not_written)", listed)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "a.luau was left as the user had it by the transaction itself") {
+		t.Errorf("undo warnings = %q", res.Warnings)
 	}
 }
 

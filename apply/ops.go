@@ -119,7 +119,9 @@ type FileChange struct {
 	Action string `json:"action"`
 	// Reason says why a file was kept: changed (edited since), missing (deleted
 	// since), exists (created since), or displaced (edited, and created again
-	// while Atlas held it aside: both are kept, the edit at keptAt).
+	// while Atlas held it aside: both are kept, the edit at keptAt); in an undo,
+	// also not_written (the transaction's commit, or its recovery, found it changed
+	// and left it as it was: there is nothing of the transaction's to take back).
 	Reason string `json:"reason,omitempty"`
 	// KeptAt is where a displaced edit is kept, relative to the project folder.
 	KeptAt string `json:"keptAt,omitempty"`

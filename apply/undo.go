@@ -299,7 +299,11 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		return nil, errcode.Wrap(errcode.Internal, err, "undo "+r.TxID)
 	}
 	for _, f := range files {
-		if f.Action == "kept" {
+		switch {
+		case f.Action != "kept":
+		case f.Reason == KeptNotWritten:
+			res.Warnings = append(res.Warnings, f.Path+" was left as the user had it by the transaction itself (it wrote nothing there), so the undo leaves it too")
+		default:
 			res.Warnings = append(res.Warnings, f.Path+" changed while the undo ran and was left as it is")
 		}
 	}
@@ -312,6 +316,10 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	return res, nil
 }
+
+// KeptNotWritten is the reason an undo gives a file the transaction's commit (or its
+// recovery) left as the user had changed it (FileChange.Reason).
+const KeptNotWritten = "not_written"
 
 // undoFiles puts back every file the transaction wrote, newest first, each by
 // compare-and-swap (tagged "<txId>-u") from the journal's pre-image, only while it
@@ -334,7 +342,7 @@ func (r *record) undoFiles() ([]FileChange, error) {
 		case f.Kept:
 			// The commit (or the recovery of a host killed while it ran) left the
 			// user's version there: nothing to put back, and the undo says so.
-			out = append(out, FileChange{Path: f.Path, Action: "kept", Reason: string(casfile.Changed)})
+			out = append(out, FileChange{Path: f.Path, Action: "kept", Reason: KeptNotWritten})
 			continue
 		case f.Dir && f.Delete:
 			if err := dirs.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {

@@ -139,7 +139,7 @@ func (t *tools) syncUndo(ctx context.Context, in UndoIn) result[apply.UndoResult
 	if err != nil {
 		return result[apply.UndoResult]{err: err}
 	}
-	return result[apply.UndoResult]{data: d, summary: undoText(d)}
+	return result[apply.UndoResult]{data: d, summary: undoText(d), warnings: d.Warnings}
 }
 
 // undoText is sync_undo's summary: what it did in Studio and on disk, one line each.

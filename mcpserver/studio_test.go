@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -457,5 +459,34 @@ func TestSyncUndoListsStudioOps(t *testing.T) {
 		if !strings.Contains(text, line) {
 			t.Errorf("summary %q lacks %q", text, line)
 		}
+	}
+}
+
+// TestSyncUndoWarnsInTheEnvelope: sync_undo's warnings are the envelope's too, as
+// sync_apply's are: an undo of a sync that removed an instance in Studio says it does
+// not rebuild it.
+func TestSyncUndoWarnsInTheEnvelope(t *testing.T) {
+	e, cs := connect(t, nil)
+	if err := os.Remove(filepath.Join(e.Dir, "src", "shared", "Util.luau")); err != nil {
+		t.Fatal(err)
+	}
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if len(p.Changes) != 1 {
+		t.Fatalf("plan: %s", pe.Data)
+	}
+	if _, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true}); !ae.OK {
+		t.Fatalf("apply: %+v", ae.Errors)
+	}
+	_, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	var d struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(u.Data, &d); err != nil || !u.OK || len(d.Warnings) != 1 {
+		t.Fatalf("sync_undo: %v %+v %s", err, u.Errors, u.Data)
+	}
+	if !slices.Equal(u.Warnings, d.Warnings) || !strings.Contains(u.Warnings[0], "not rebuilt by an undo") {
+		t.Fatalf("envelope warnings %q, data's %q", u.Warnings, d.Warnings)
 	}
 }

@@ -172,6 +172,6 @@ func runUndo(ctx context.Context, opts *undoOptions, eng undoer) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	opts.IO.emit(opts.JSON, host.CommandUndo, d, nil, func(w io.Writer) { renderUndo(w, d, opts.IO.style()) })
+	opts.IO.emit(opts.JSON, host.CommandUndo, d, d.Warnings, func(w io.Writer) { renderUndo(w, d, opts.IO.style()) })
 	return exitOK, nil
 }

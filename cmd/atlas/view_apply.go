@@ -69,11 +69,11 @@ func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
 		}
 		fmt.Fprintf(w, "  %s %s %s%s\n", st.bold(sideStudio+":"), verbColor(st, c.Action), c.Path, what)
 	}
-	var kept []string
+	var kept []apply.FileChange
 	for _, f := range d.Files {
 		switch f.Action {
 		case "kept":
-			kept = append(kept, f.Path)
+			kept = append(kept, f)
 		case "mkdir":
 			fmt.Fprintf(w, "  %s %s %s/\n", st.bold(sideDisk+":"), verbColor(st, "create"), f.Path)
 		case "rmdir":
@@ -83,7 +83,11 @@ func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
 		}
 	}
 	for _, k := range kept {
-		fmt.Fprintf(w, "  %s %s %s\n", st.yellow("kept:"), k, st.dim("(it changed while the undo ran; left as it is)"))
+		why := "(it changed while the undo ran; left as it is)"
+		if k.Reason == apply.KeptNotWritten {
+			why = "(the sync left it as you had it and wrote nothing there; left as it is)"
+		}
+		fmt.Fprintf(w, "  %s %s %s\n", st.yellow("kept:"), k.Path, st.dim(why))
 	}
 	// Studio's history: this undo's own recording (when it changed Studio) is the
 	// newest, then the sync's.
