@@ -456,3 +456,35 @@ func TestAtlasSyncSpendsItsToken(t *testing.T) {
 		})
 	}
 }
+
+// TestAtlasSyncUnsavedEditorText: atlas_sync over a script whose Script Editor holds
+// unsaved text returns Studio's refusal as it is (studio_unsaved_edit, save_in_studio),
+// in standard and fastfail: no override of the caller's failed, and the person is not
+// asked about a change no decision of theirs can carry out.
+func TestAtlasSyncUnsavedEditorText(t *testing.T) {
+	for _, mode := range []string{"standard", "fastfail"} {
+		t.Run(mode, func(t *testing.T) {
+			e, cs := connect(t, nil)
+			if err := e.Plugin.SetDraft([]string{"ReplicatedStorage", "Shared", "Util"}, "return { typing = true }\n"); err != nil {
+				t.Fatal(err)
+			}
+			hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+			asked := false
+			e.Plugin.Review = func(json.RawMessage) (any, error) {
+				asked = true
+				return map[string]any{"decision": "accept"}, nil
+			}
+			res, se := call(t, cs, "atlas_sync", map[string]any{"mode": mode})
+			if !res.IsError || code(se) != "E_PRECONDITION_FAILED" || se.Errors[0].Details["reasonCode"] != "studio_unsaved_edit" {
+				t.Fatalf("atlas_sync %s: isError=%v %+v", mode, res.IsError, se.Errors)
+			}
+			next, _ := se.Errors[0].Details["nextActions"].([]any)
+			if len(next) == 0 || next[0] != "save_in_studio" || asked {
+				t.Errorf("nextActions %v, person asked %v", next, asked)
+			}
+			if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return {}\n" {
+				t.Errorf("Util in Studio = %q", got)
+			}
+		})
+	}
+}

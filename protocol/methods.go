@@ -248,6 +248,12 @@ type Failure struct {
 	// Unknown names (up to 5, by full name) the descendants a remove would take that
 	// the latest snapshot did not send (field "Descendants").
 	Unknown []string `json:"unknown,omitempty"`
+	// Editor marks a script whose text in the Script Editor (unsaved, or a
+	// collaborative draft) differs from its Source, which the op would lose (field
+	// "Source"; Actual is the editor text's blob id). Descendant names the script
+	// under the op's instance, relative to it with "/", when a remove would take it.
+	Editor     bool   `json:"editor,omitempty"`
+	Descendant string `json:"descendant,omitempty"`
 }
 
 // StaleHandle is an op whose handle (or parent handle) no longer names a live

@@ -177,10 +177,17 @@ func Run(ctx context.Context, eng Engine, req Request) (*Result, error) {
 				out.Applied, out.Status, out.Unresolved = a, StatusSuccess, []string{}
 				return out, nil
 			}
-			switch errcode.Of(err) {
-			case errcode.PreconditionFailed:
+			switch ce := errcode.As(err); {
+			case ce.Code == errcode.PreconditionFailed && ce.ReasonCode() == errcode.ReasonOverridePrecondition:
+				// The caller's overrides saw something else: those changes are
+				// unresolved (the person decides them, or fastfail says so).
 				out.Failures = failuresOf(err)
-			case errcode.Unresolved:
+			case ce.Code == errcode.PreconditionFailed:
+				// Studio's own refusal (unsaved editor text, something moved, a
+				// remove that would take what no plan showed): no override of the
+				// caller's failed, and reviewing the same plan would not help.
+				return fail(err)
+			case ce.Code == errcode.Unresolved:
 				// (a change the apply cannot carry out in the direction given, too)
 				for _, id := range idsOf(err) {
 					if !slices.Contains(out.Unresolved, id) {

@@ -213,7 +213,30 @@ func TestFastfailRefusesUnresolvedWithoutApplying(t *testing.T) {
 // no longer holds.
 func preconditionFailed(host.ApplyRequest) (*host.ApplyData, error) {
 	return nil, errcode.New(errcode.PreconditionFailed, "1 override precondition(s) do not hold").
+		Reason(errcode.ReasonOverridePrecondition, errcode.NextReadStudioScript, errcode.NextReplan).
 		With("failures", []map[string]any{{"id": "a", "field": "studioHash", "expected": "old", "actual": "s-a"}})
+}
+
+// TestStudioRefusalIsNotAnOverrideFailure: a refusal of Studio's own (here unsaved
+// Script Editor text) is no failed override of the caller's: standard and fastfail
+// return it as it is, with its reason, rather than asking the person about the
+// change or calling it undecided.
+func TestStudioRefusalIsNotAnOverrideFailure(t *testing.T) {
+	unsaved := func(host.ApplyRequest) (*host.ApplyData, error) {
+		return nil, errcode.New(errcode.PreconditionFailed, "ServerScriptService/Main: unsaved").
+			Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride).
+			With("failures", []map[string]any{{"id": "a", "field": "Source", "editor": true}})
+	}
+	for _, mode := range []syncflow.Mode{syncflow.Standard, syncflow.Fastfail} {
+		f := &fakeEngine{plan: resolvedOnly, apply: unsaved, review: accept(nil)}
+		out, err := run(t, f, syncflow.Request{Mode: mode})
+		if ce := errcode.As(err); ce == nil || ce.ReasonCode() != errcode.ReasonStudioUnsavedEdit || out.Status != syncflow.StatusError {
+			t.Errorf("%s: Run = %s, %v; want the refusal as it is", mode, out.Status, err)
+		}
+		if len(f.reviews) != 0 || len(out.Failures) != 0 {
+			t.Errorf("%s: reviews %d, failures %+v", mode, len(f.reviews), out.Failures)
+		}
+	}
 }
 
 func TestFailedPreconditionMakesItsChangeUnresolved(t *testing.T) {

@@ -183,7 +183,13 @@ func (p *Plugin) check(ops []protocol.Op) error {
 		default:
 			return errcode.New(errcode.BadRequest, "op %d: unknown op %q", i, op.Op)
 		}
-		failures = append(failures, expectFailures(i, op.Handle, n, op.Expect)...)
+		expected := expectFailures(i, op.Handle, n, op.Expect)
+		failures = append(failures, expected...)
+		if _, writes := op.Set["Source"]; writes || op.Op == protocol.OpRemove || op.Expect != nil && op.Expect.SourceSha1 != "" {
+			// (the script's own editor text only once its Source is as expected)
+			sourceFailed := slices.ContainsFunc(expected, func(f protocol.Failure) bool { return f.Field == "Source" })
+			failures = append(failures, p.editorFailures(i, op.Handle, n, !sourceFailed, op.Op == protocol.OpRemove)...)
+		}
 		if op.Op == protocol.OpRemove {
 			if sent == nil {
 				sent = map[*Node]bool{}
@@ -205,6 +211,32 @@ func (p *Plugin) check(ops []protocol.Op) error {
 			With("failures", failures)
 	}
 	return nil
+}
+
+// editorFailures is the plugin's refusal to write or remove a script whose editor text
+// (a draft) differs from its Source, and, for a remove (deep), to take a script inside
+// with one: the op would lose that text.
+func (p *Plugin) editorFailures(op int, handle string, n *Node, self, deep bool) []protocol.Failure {
+	var out []protocol.Failure
+	var visit func(x *Node, rel string)
+	visit = func(x *Node, rel string) {
+		if d, ok := p.drafts[x]; ok && x.IsScript() && d != x.Source() && (x != n || self) {
+			out = append(out, protocol.Failure{Op: op, Handle: handle, Field: "Source",
+				Expected: BlobSHA1(x.Source()), Actual: BlobSHA1(d), Editor: true, Descendant: rel})
+		}
+		if !deep {
+			return
+		}
+		for _, c := range x.Children {
+			r := c.Name
+			if rel != "" {
+				r = rel + "/" + c.Name
+			}
+			visit(c, r)
+		}
+	}
+	visit(n, "")
+	return out
 }
 
 // unknownDescendants is the plugin's refusal to remove n while it holds descendants

@@ -368,7 +368,9 @@ func TestApplyRefusalChangesNothing(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
-	p, sess := connect(t, testPlace(t))
+	place := testPlace(t)
+	place.Drafts = nil // (TestApplyRefusesUnsavedEditorText has them)
+	p, sess := connect(t, place)
 	s := takeSnapshot(t, sess, all())
 	main := s.handle(t, "Game/ServerScriptService/Main")
 	ops := []map[string]any{
@@ -409,7 +411,7 @@ func TestApply(t *testing.T) {
 		Children: []*bridgetest.Node{init, config}}}
 	sss := want.Find("ServerScriptService")
 	sss.Children = sss.Children[1:]
-	want.Drafts = nil // Util, whose draft it was, is gone
+	want.Drafts = nil
 	if diff := cmp.Diff(want, p.Place(), cmp.Transformer("compact", compactJSON)); diff != "" {
 		t.Errorf("place after apply mismatch (-want +got):\n%s", diff)
 	}
@@ -424,6 +426,39 @@ func TestApply(t *testing.T) {
 	err = sess.Call(context.Background(), "getScript", map[string]string{"handle": s.handle(t, "Game/ReplicatedStorage/Shared/Util")}, nil)
 	if errcode.Of(err) != errcode.NotFound {
 		t.Errorf("getScript(removed) = %v, want E_NOT_FOUND", err)
+	}
+}
+
+// TestApplyRefusesUnsavedEditorText: as the plugin in Studio, the fake refuses to
+// write or remove a script whose editor text (a draft) differs from its Source, or to
+// remove a folder holding one, marking the failure editor (and descendant).
+func TestApplyRefusesUnsavedEditorText(t *testing.T) {
+	p, sess := connect(t, testPlace(t)) // a draft on ReplicatedStorage/Shared/Util
+	s := takeSnapshot(t, sess, all())
+	util, shared := s.handle(t, "Game/ReplicatedStorage/Shared/Util"), s.handle(t, "Game/ReplicatedStorage/Shared")
+	for _, tc := range []struct {
+		name       string
+		op         map[string]any
+		descendant string
+	}{
+		{"write", map[string]any{"op": "edit", "handle": util, "set": map[string]any{"Source": map[string]string{"String": "return 2\n"}}}, ""},
+		{"remove", map[string]any{"op": "remove", "handle": util}, ""},
+		{"remove its folder", map[string]any{"op": "remove", "handle": shared}, "Util"},
+	} {
+		err := sess.Call(context.Background(), "apply", map[string]any{"txId": "tx-" + tc.name, "ops": []map[string]any{tc.op}}, nil)
+		ce := errcode.As(err)
+		list, _ := ce.Details["failures"].([]any)
+		if ce.Code != errcode.PreconditionFailed || len(list) != 1 {
+			t.Fatalf("%s: %v, want one precondition failure", tc.name, err)
+		}
+		f, _ := list[0].(map[string]any)
+		if f["editor"] != true || f["field"] != "Source" || f["actual"] != bridgetest.BlobSHA1("return { draft = true }\n") || (f["descendant"] != nil) != (tc.descendant != "") ||
+			(tc.descendant != "" && f["descendant"] != tc.descendant) {
+			t.Errorf("%s: failure %v", tc.name, f)
+		}
+	}
+	if got := p.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return {}\n" {
+		t.Errorf("Util after the refusals: %q", got)
 	}
 }
 
