@@ -80,6 +80,31 @@ type nodeInfo struct {
 	projectFile string
 	projectKeys []string
 	refID       string
+	editorSha1  string
+}
+
+// EditorSha1 is, for a Studio script whose document is open in the Script Editor
+// with text other than its Source, the git blob id of that text ("" for none).
+func (i *Instance) EditorSha1() string {
+	if i.node == nil {
+		return ""
+	}
+	return i.node.editorSha1
+}
+
+// SetEditorSha1 sets EditorSha1. Copies of a tree share these details, so it
+// changes a copy of them, never the shared ones; most instances have none, and
+// clearing it where none is set allocates nothing.
+func (i *Instance) SetEditorSha1(sha string) {
+	if i.EditorSha1() == sha {
+		return
+	}
+	var n nodeInfo
+	if i.node != nil {
+		n = *i.node
+	}
+	n.editorSha1 = sha
+	i.node = &n
 }
 
 func (i *Instance) info() *nodeInfo {

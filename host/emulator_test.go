@@ -762,3 +762,58 @@ func stringsOf(v any) []string {
 	}
 	return nil
 }
+
+// editorWarnings returns the plan's warnings about Script Editor text.
+func editorWarnings(d *host.PlanData) []string {
+	var out []string
+	for _, w := range d.Warnings {
+		if strings.Contains(w, "Script Editor") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// A script whose open Script Editor document holds unsaved text is named by the
+// plan's warnings when a change would write it (the apply would be refused); the
+// changes, their directions and the plan hash are the same as without the text.
+// Once the document is closed, the next snapshot (a delta) carries the script again
+// and the warning is gone.
+func TestEmulatorPlanWarnsOfUnsavedEditorText(t *testing.T) {
+	e := startEmulated(t, emuProject, func(pf *host.PlaceFile) {
+		pf.Drafts = map[string]string{"ServerScriptService/Main": "print('unsaved')\n"}
+	})
+	ctx := context.Background()
+	want := map[string]string{
+		"ServerScriptService/Main":      "disk_changed/push",
+		"ReplicatedStorage/Shared/Util": "disk_changed/push",
+	}
+	// Nothing would write Main: no warning.
+	if w := editorWarnings(mustPlan(t, e.host, nil)); len(w) != 0 {
+		t.Fatalf("warnings with no change to the script: %q", w)
+	}
+	hosttest.Write(t, e.dir, "src/server/Main.server.luau", "print('from disk')\n")
+	hosttest.Write(t, e.dir, "src/shared/Util.luau", "return { pushed = true }\n")
+	p := mustPlan(t, e.host, want)
+	w := editorWarnings(p)
+	if len(w) != 1 || !strings.HasPrefix(w[0], "ServerScriptService/Main: ") || !strings.Contains(w[0], "atlas script get --draft") {
+		t.Fatalf("plan warnings = %q, want one naming ServerScriptService/Main", p.Warnings)
+	}
+	// The apply is refused, as the warning said.
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken}); errcode.As(err).ReasonCode() != errcode.ReasonStudioUnsavedEdit {
+		t.Fatalf("apply over the unsaved text: %v", err)
+	}
+	// Closed in Studio (the text was not saved; no collaborative draft is kept).
+	mustExec(t, e.host, `local SES = game:GetService("ScriptEditorService")
+return SES:FindScriptDocument(game.ServerScriptService.Main):CloseAsync()`)
+	after := mustPlan(t, e.host, want)
+	if w := editorWarnings(after); len(w) != 0 {
+		t.Fatalf("warnings after the document was closed: %q", w)
+	}
+	if after.PlanHash != p.PlanHash {
+		t.Fatalf("plan hash %s with the warning, %s without: the warning changed the plan", p.PlanHash, after.PlanHash)
+	}
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: after.ConfirmToken}); err != nil {
+		t.Fatalf("apply after the document was closed: %v", err)
+	}
+}

@@ -671,7 +671,7 @@ func buildTree(res *protocol.SnapshotResult, prev map[string]cachedSource, known
 
 // readRecord sets inst's properties from w (replacing any it has), its Source from the
 // host's copy when w has sourceFrom (prev, by handle) or sourceHash (known, by blob id),
-// and its Source hash.
+// its Source hash, and its EditorSha1 (cleared when w has none).
 func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string]cachedSource, known map[string]dom.Value) error {
 	props := make([]dom.Property, 0, len(w.Properties)+1)
 	for name, raw := range w.Properties {
@@ -682,6 +682,7 @@ func readRecord(inst *dom.Instance, w protocol.SnapshotInstance, prev map[string
 		props = append(props, dom.Property{Name: dom.Intern(name), Value: v})
 	}
 	defer func() { inst.Properties = dom.MakeProps(props) }()
+	inst.SetEditorSha1(w.EditorSha1)
 	if w.SourceFrom != "" {
 		old, ok := prev[w.SourceFrom]
 		if !ok {
@@ -870,6 +871,7 @@ func patchDelta(prev *dom.Instance, index map[string]*dom.Instance, res *protoco
 	for i, x := range olds {
 		c := copyOf(x)
 		c.Properties, c.SourceHash = records[i].Properties, records[i].SourceHash
+		c.SetEditorSha1(records[i].EditorSha1())
 		touched = append(touched, c)
 	}
 	for _, c := range copies {

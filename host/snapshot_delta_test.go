@@ -60,3 +60,70 @@ func TestDeltaOnRemovedSubtreeIsStale(t *testing.T) {
 		t.Error("the tree before the delta changed")
 	}
 }
+
+// A script's editorSha1 comes with its record: a whole snapshot sets it, a delta
+// that sends the script again sets or clears it (patched or copied), and the tree
+// before the delta keeps its own; a state file keeps it across a host restart.
+func TestEditorSha1ThroughDeltas(t *testing.T) {
+	rec := func(handle, parent, name, editor string) protocol.SnapshotInstance {
+		w := protocol.SnapshotInstance{Handle: handle, Name: name, ClassName: "Script", Properties: protocol.Values{
+			"Source": []byte(`{"String":"print(1)\n"}`)}, EditorSha1: editor}
+		if parent != "" {
+			w.Parent = &parent
+		} else {
+			w.ClassName = "DataModel"
+			w.Properties = protocol.Values{}
+		}
+		return w
+	}
+	const sha = "0123456789012345678901234567890123456789"
+	whole := &protocol.SnapshotResult{Instances: []protocol.SnapshotInstance{
+		rec("h0", "", "game", ""), rec("h1", "h0", "Main", sha), rec("h2", "h0", "Other", ""),
+	}}
+	tree, err := buildTree(whole, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree.FindChild("Main").EditorSha1(); got != sha {
+		t.Fatalf("whole snapshot: Main's editorSha1 = %q", got)
+	}
+	if tree.FindChild("Other").EditorSha1() != "" {
+		t.Fatal("Other has an editorSha1")
+	}
+	index, _ := indexTree(tree)
+
+	// Main again without it (its document closed): patched.
+	patched, _, index2, err := applyDelta(tree, index, &protocol.SnapshotResult{Delta: true,
+		Instances: []protocol.SnapshotInstance{rec("h1", "h0", "Main", "")}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if patched.FindChild("Main").EditorSha1() != "" || tree.FindChild("Main").EditorSha1() != sha {
+		t.Fatalf("patched: %q, before: %q", patched.FindChild("Main").EditorSha1(), tree.FindChild("Main").EditorSha1())
+	}
+	// Other with it, and a new instance (a copied tree): set on Other only.
+	copied, _, _, err := applyDelta(patched, index2, &protocol.SnapshotResult{Delta: true,
+		Instances: []protocol.SnapshotInstance{rec("h2", "h0", "Other", sha), rec("h3", "h0", "New", "")},
+		Children:  map[string][]string{"h0": {"h1", "h2", "h3"}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copied.FindChild("Other").EditorSha1() != sha || copied.FindChild("Main").EditorSha1() != "" || patched.FindChild("Other").EditorSha1() != "" {
+		t.Fatal("the copied delta's editorSha1s are wrong, or the tree before it changed")
+	}
+
+	// Kept across a restart.
+	path := t.TempDir() + "/studio.snapshot"
+	c := newStudioCache()
+	c.tree, c.session, c.snapshotID = copied, "s", "id"
+	if err := c.save(path); err != nil {
+		t.Fatal(err)
+	}
+	r := newStudioCache()
+	if err := r.restore(path); err != nil {
+		t.Fatal(err)
+	}
+	if r.tree.FindChild("Other").EditorSha1() != sha || r.tree.FindChild("Main").EditorSha1() != "" {
+		t.Fatal("the restored tree lost its editorSha1")
+	}
+}

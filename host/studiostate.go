@@ -24,9 +24,10 @@ import (
 // received, another request) gets a whole snapshot, as with no file at all.
 
 const (
-	studioStateFile    = "studio.snapshot"
-	studioStateKind    = "atlas studio snapshot"
-	studioStateVersion = 1
+	studioStateFile = "studio.snapshot"
+	studioStateKind = "atlas studio snapshot"
+	// 2: the tree is followed by the scripts' editorSha1 (handle, blob id pairs)
+	studioStateVersion = 2
 	// saveWait is how long Close waits for the Studio lock to save the snapshot.
 	saveWait = 2 * time.Second
 )
@@ -49,6 +50,20 @@ func (c *studioCache) save(path string) error {
 	if err := e.Instance(c.tree); err != nil {
 		return fmt.Errorf("write the Studio snapshot: %w", err)
 	}
+	// The few scripts with unsaved Script Editor text (dom's encoding leaves it out):
+	// a delta carries a script again only when its document changes.
+	var edited []*dom.Instance
+	c.tree.Walk(func(x *dom.Instance) bool {
+		if x.EditorSha1() != "" {
+			edited = append(edited, x)
+		}
+		return true
+	})
+	e.Uvarint(uint64(len(edited)))
+	for _, x := range edited {
+		e.Text(x.Handle)
+		e.Text(x.EditorSha1())
+	}
 	return statefile.Write(path, studioStateKind, studioStateVersion, e.Bytes())
 }
 
@@ -62,6 +77,12 @@ func (c *studioCache) restore(path string) error {
 	d := dom.NewDecoder(data)
 	session, id, key := d.Text(), d.Text(), d.Text()
 	tree := d.Instance()
+	n := d.Count(2)
+	edited := make(map[string]string, n)
+	for range n {
+		h := d.Text()
+		edited[h] = d.Text()
+	}
 	if d.Err() != nil {
 		return d.Err()
 	}
@@ -72,6 +93,13 @@ func (c *studioCache) restore(path string) error {
 	c.session, c.snapshotID, c.paramsKey = session, id, key
 	c.tree = tree
 	c.index, c.byHandle = indexTree(tree)
+	for h, sha := range edited {
+		x := c.index[h]
+		if x == nil {
+			return fmt.Errorf("%w: Studio snapshot", dom.ErrCorrupt)
+		}
+		x.SetEditorSha1(sha)
+	}
 	c.restored = true
 	return nil
 }

@@ -66,6 +66,7 @@ func Compute(in Input) *Plan {
 		Warnings: top.warnings()}
 	c.rebase(p)
 	c.guard(p, top.total, top.present)
+	p.Warnings = append(p.Warnings, editorWarnings(p.Changes)...)
 	p.Hash = hashOf(in.BaseCommit, in.SessionID, p.Changes)
 	return p
 }

@@ -95,3 +95,25 @@ func eachSeen(m map[string]*seen, fn func(key, where string)) {
 		fn(k, where)
 	}
 }
+
+// editorWarnings names, for each change that would write or remove a Studio script
+// (a push of its Source, its removal or a change of its class, or such a change left
+// for a decision), a script whose document is open in Studio's Script Editor with
+// unsaved text other than its Source (dom.Instance.EditorSha1). The plugin refuses
+// such a write at apply time (the text would be lost), and the plan compares saved
+// Sources only, so it says so beforehand. Advice only: the changes, their
+// directions and the plan's hash are the same with or without it.
+func editorWarnings(changes []*Change) []string {
+	var out []string
+	for _, ch := range changes {
+		s := ch.Studio
+		if s == nil || ch.Direction == Pull || s.EditorSha1() == "" {
+			continue
+		}
+		if ch.PatchType != Remove && !slices.Contains(ch.Fields, "Source") && !slices.Contains(ch.Fields, "ClassName") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: Studio's Script Editor holds unsaved text that differs from its saved Source; an apply that writes it will be refused until it is saved or closed in Studio (atlas script get --draft shows it)", ch.Path))
+	}
+	return out
+}

@@ -74,3 +74,73 @@ func TestWarningsCountAndNonUTF8(t *testing.T) {
 		t.Errorf("warnings = %q, want the non-UTF-8 Studio script named", p.Warnings)
 	}
 }
+
+// scriptTree is a place with ServerScriptService/Main (Source src), and a Folder
+// ServerScriptService/Lib holding a ModuleScript when lib.
+func scriptTree(src string, lib bool) *dom.Instance {
+	root := dom.New("Game", "DataModel")
+	sss := dom.New("ServerScriptService", "ServerScriptService")
+	root.AddChild(sss)
+	main := dom.New("Main", "Script")
+	main.Properties.Set("Source", dom.String(src))
+	main.SourceHash = gitblob.HashString(src)
+	sss.AddChild(main)
+	if lib {
+		m := dom.New("Lib", "ModuleScript")
+		m.Properties.Set("Source", dom.String("return {}\n"))
+		m.SourceHash = gitblob.HashString("return {}\n")
+		sss.AddChild(m)
+	}
+	root.AssignIDs()
+	return root
+}
+
+// A change that would write or remove a Studio script whose Script Editor holds
+// unsaved text (EditorSha1) is named by a warning; a pull of it, or a script without
+// such text, is not; the plan's hash and directions are the same either way.
+func TestEditorTextWarning(t *testing.T) {
+	edited := func(studio *dom.Instance, name string) {
+		studio.Children[0].FindChild(name).SetEditorSha1(gitblob.HashString("print('typing')\n"))
+	}
+	count := func(p *Plan) (n int, path string) {
+		for _, w := range p.Warnings {
+			if strings.Contains(w, "Script Editor holds unsaved text") {
+				n++
+				path, _, _ = strings.Cut(w, ":")
+			}
+		}
+		return n, path
+	}
+	base := scriptTree("print(1)\n", true)
+
+	// disk changed Main: a push of its Source.
+	plain := Compute(Input{Disk: scriptTree("print(2)\n", true), Studio: scriptTree("print(1)\n", true), Base: base, BaseCommit: "c"})
+	studio := scriptTree("print(1)\n", true)
+	edited(studio, "Main")
+	p := Compute(Input{Disk: scriptTree("print(2)\n", true), Studio: studio, Base: base, BaseCommit: "c"})
+	if n, path := count(p); n != 1 || path != "ServerScriptService/Main" {
+		t.Fatalf("push: warnings = %q, want one naming ServerScriptService/Main", p.Warnings)
+	}
+	if n, _ := count(plain); n != 0 {
+		t.Fatalf("push without editor text: warnings = %q", plain.Warnings)
+	}
+	if p.Hash != plain.Hash || len(p.Changes) != 1 || p.Changes[0].Direction != plain.Changes[0].Direction {
+		t.Fatalf("the warning changed the plan: hash %s vs %s", p.Hash, plain.Hash)
+	}
+
+	// Studio changed Main: a pull, which writes no script in Studio.
+	studio = scriptTree("print(3)\n", true)
+	edited(studio, "Main")
+	p = Compute(Input{Disk: scriptTree("print(1)\n", true), Studio: studio, Base: base, BaseCommit: "c"})
+	if n, _ := count(p); n != 0 || len(p.Changes) != 1 || p.Changes[0].Direction != Pull {
+		t.Fatalf("pull: warnings = %q, changes %d", p.Warnings, len(p.Changes))
+	}
+
+	// disk deleted Lib: its removal from Studio.
+	studio = scriptTree("print(1)\n", true)
+	edited(studio, "Lib")
+	p = Compute(Input{Disk: scriptTree("print(1)\n", false), Studio: studio, Base: base, BaseCommit: "c"})
+	if n, path := count(p); n != 1 || path != "ServerScriptService/Lib" || p.Changes[0].PatchType != Remove {
+		t.Fatalf("remove: warnings = %q", p.Warnings)
+	}
+}

@@ -33,6 +33,7 @@ const (
 	metProps
 	metFrom
 	metHash
+	metEditor
 )
 
 // merge sets the fields of s that the document held (met), as encoding/json does: a
@@ -65,6 +66,9 @@ func (s *SnapshotInstance) merge(f *SnapshotInstance, met uint8) {
 	if met&metHash != 0 {
 		s.SourceHash = f.SourceHash
 	}
+	if met&metEditor != 0 {
+		s.EditorSha1 = f.EditorSha1
+	}
 }
 
 // decodeInstance decodes data into s, and says which fields it held, when it is in
@@ -86,6 +90,8 @@ func decodeInstance(data []byte, s *SnapshotInstance) (met uint8, ok bool) {
 			dst, bit = &s.SourceFrom, metFrom
 		case `"sourceHash"`:
 			dst, bit = &s.SourceHash, metHash
+		case `"editorSha1"`:
+			dst, bit = &s.EditorSha1, metEditor
 		case `"parent"`:
 			bit = metParent
 		case `"properties"`:

@@ -19,6 +19,8 @@ func FuzzSnapshotInstanceJSON(f *testing.F) {
 		`{"handle":"h2","parent":null,"name":"game","className":"DataModel","properties":{}}`,
 		`{"handle":"h3","parent":"h1","name":"S","className":"Script","properties":{"RunContext":{"Enum":0}},"sourceHash":"0123abcd"}`,
 		`{"handle":"h4","name":"M","className":"ModuleScript","properties":{"Source":{"String":"return 1\n"}},"sourceFrom":"h9"}`,
+		`{"handle":"h7","name":"M","className":"Script","properties":{},"sourceFrom":"h7","editorSha1":"0123abcd"}`,
+		`{"editorSha1":null}`, `{"editorSha1":"a","editorSha1":"b"}`,
 		`{"Handle":"h5","NAME":"x"}`,
 		`{"handle":"h\u0036","name":"é\n"}`,
 		`{"handle":"a","handle":"b"}`,
@@ -32,7 +34,7 @@ func FuzzSnapshotInstanceJSON(f *testing.F) {
 	filled := func() SnapshotInstance {
 		p := "old-parent"
 		return SnapshotInstance{Handle: "old", Parent: &p, Name: "old", ClassName: "Old",
-			Properties: Values{"Old": json.RawMessage(`1`)}, SourceFrom: "f", SourceHash: "h"}
+			Properties: Values{"Old": json.RawMessage(`1`)}, SourceFrom: "f", SourceHash: "h", EditorSha1: "e"}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, start := range []func() SnapshotInstance{func() SnapshotInstance { return SnapshotInstance{} }, filled} {
@@ -59,6 +61,7 @@ func TestSnapshotInstanceFastDecode(t *testing.T) {
 	}{
 		{`{"handle":"h1","parent":"h0","name":"Part","className":"Part","properties":{"Size":{"Vector3":[1,2,3]}}}`, true},
 		{`{"handle":"h1","parent":null,"name":"game","className":"DataModel","properties":{},"sourceHash":"ab"}`, true},
+		{`{"handle":"h1","parent":"h0","name":"Main","className":"Script","properties":{},"sourceFrom":"h1","editorSha1":"ab"}`, true},
 		{`{"Handle":"h1"}`, false},
 		{`{"name":"a\nb"}`, false},
 		{`{"name":"a","name":"b"}`, false},
@@ -66,6 +69,10 @@ func TestSnapshotInstanceFastDecode(t *testing.T) {
 		var s SnapshotInstance
 		if _, ok := decodeInstance([]byte(c.doc), &s); ok != c.fast {
 			t.Errorf("%s: fast = %v, want %v", c.doc, ok, c.fast)
+		}
+		var plain plainInstance
+		if err := json.Unmarshal([]byte(c.doc), &plain); c.fast && (err != nil || !reflect.DeepEqual(SnapshotInstance(plain), s)) {
+			t.Errorf("%s: fast decode %+v, encoding/json %+v", c.doc, s, plain)
 		}
 	}
 }

@@ -90,6 +90,12 @@ type SnapshotInstance struct {
 	// SourceHash is set, and Source left out, when the Source's git blob id is one
 	// of the request's KnownSources.
 	SourceHash string `json:"sourceHash,omitempty"`
+	// EditorSha1 is set for a script whose document is open in Studio's Script Editor
+	// with text other than its Source (unsaved edits): the git blob id of that text.
+	// An apply that writes or removes the script is refused until it is saved or
+	// closed. A delta carries the script again whenever its document opens, changes
+	// or closes; a record without it means no such text.
+	EditorSha1 string `json:"editorSha1,omitempty"`
 }
 
 // SnapshotResult is a snapshot's answer (its partial frames joined).
