@@ -734,6 +734,12 @@ func TestEmulatorRemoveRefusesUnsavedEditorTextInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Shared/Lib/Deep": "deleted_on_disk/push"})
+	// The plan says so first, naming the script inside.
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "ReplicatedStorage/Shared/Lib/Deep/Deeper/X: Studio's Script Editor holds unsaved text")
+	}) {
+		t.Errorf("plan warnings %q name no unsaved text in Deep", p.Warnings)
+	}
 	_, err := e.host.Apply(ctx, host.ApplyRequest{Token: p.ConfirmToken})
 	ce := errcode.As(err)
 	if ce == nil || ce.ReasonCode() != errcode.ReasonStudioUnsavedEdit ||

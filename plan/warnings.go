@@ -103,17 +103,35 @@ func eachSeen(m map[string]*seen, fn func(key, where string)) {
 // such a write at apply time (the text would be lost), and the plan compares saved
 // Sources only, so it says so beforehand. Advice only: the changes, their
 // directions and the plan's hash are the same with or without it.
+//
+// A removal (or a class change, which replaces the instance) takes the scripts inside
+// too, which the plugin refuses as well: each of those is named, by its path.
 func editorWarnings(changes []*Change) []string {
 	var out []string
+	warn := func(path string) {
+		out = append(out, fmt.Sprintf("%s: Studio's Script Editor holds unsaved text that differs from its saved Source; an apply that writes it will be refused until it is saved or closed in Studio (atlas script get --draft shows it)", path))
+	}
 	for _, ch := range changes {
 		s := ch.Studio
-		if s == nil || ch.Direction == Pull || s.EditorSha1() == "" {
+		if s == nil || ch.Direction == Pull {
 			continue
 		}
-		if ch.PatchType != Remove && !slices.Contains(ch.Fields, "Source") && !slices.Contains(ch.Fields, "ClassName") {
+		if ch.PatchType == Remove || slices.Contains(ch.Fields, "ClassName") {
+			s.Walk(func(x *dom.Instance) bool {
+				if x.EditorSha1() != "" {
+					rel := ""
+					for y := x; y != s && y != nil; y = y.Parent {
+						rel = "/" + y.Name + rel
+					}
+					warn(ch.Path + rel)
+				}
+				return true
+			})
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: Studio's Script Editor holds unsaved text that differs from its saved Source; an apply that writes it will be refused until it is saved or closed in Studio (atlas script get --draft shows it)", ch.Path))
+		if s.EditorSha1() != "" && slices.Contains(ch.Fields, "Source") {
+			warn(ch.Path)
+		}
 	}
 	return out
 }
