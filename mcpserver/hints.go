@@ -61,6 +61,10 @@ func mcpHint(next errcode.NextAction, details map[string]any) string {
 		return string(next)
 	}
 	switch next {
+	case errcode.NextReplan:
+		if details["reasonCode"] == string(errcode.ReasonChangedSince) {
+			return "what the transaction wrote was changed since, and an undo never overwrites that: call sync_plan to see both sides as they are now, and sync them"
+		}
 	case errcode.NextFixRequest:
 		if details["reasonCode"] == string(errcode.ReasonUnknownID) {
 			return "drop or correct the overrides whose ids are in details.ids: they are none of this plan's changes (sync_plan lists them)"

@@ -30,3 +30,12 @@ func TestAppliedTextOfNothingNamesNoTransaction(t *testing.T) {
 		t.Errorf("summary = %q", got)
 	}
 }
+
+// An undo refused because what it would put back changed since says to sync, not to
+// apply a new token.
+func TestUndoRefusalHint(t *testing.T) {
+	got := mcpHint(errcode.NextReplan, map[string]any{"reasonCode": string(errcode.ReasonChangedSince)})
+	if !strings.Contains(got, "an undo never overwrites that") || strings.Contains(got, "confirmToken") {
+		t.Errorf("hint = %q", got)
+	}
+}

@@ -60,6 +60,10 @@ func cliHint(next errcode.NextAction, details map[string]any) string {
 		return string(next) // an action newer than this CLI: its identifier still says it
 	}
 	switch next {
+	case errcode.NextReplan:
+		if details["reasonCode"] == string(errcode.ReasonChangedSince) {
+			return "what the transaction wrote was changed since, and an undo never overwrites that: run 'atlas sync plan' to see both sides as they are now, and sync them"
+		}
 	case errcode.NextFixRequest:
 		if details["reasonCode"] == string(errcode.ReasonUnknownID) {
 			return "drop or correct the --override ids listed: they are none of this plan's changes ('atlas sync plan' lists them)"
