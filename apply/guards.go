@@ -25,6 +25,7 @@ var guardReasons = map[plan.Reason]errcode.Reason{
 	plan.StudioMassDelete:   errcode.ReasonStudioMassDelete,
 	plan.MergeConflict:      errcode.ReasonMergeConflict,
 	plan.NameTooLong:        errcode.ReasonNameTooLong,
+	plan.Int64NotWritable:   errcode.ReasonInt64NotWritable,
 }
 
 // unresolvedError refuses changes without a direction (ids). When a guard held them

@@ -145,6 +145,9 @@ const (
 	// ReasonNameTooLong: pushes held back because they would give an instance in
 	// Studio a name longer than it takes (100 bytes).
 	ReasonNameTooLong Reason = "name_too_long"
+	// ReasonInt64NotWritable: pushes held back because they would write an Int64
+	// value no Studio script can write as it is (past 2^53).
+	ReasonInt64NotWritable Reason = "int64_not_writable"
 	// ReasonServiceNotRemovable: a pushed deletion of a service, which Studio
 	// cannot delete (its Parent is locked).
 	ReasonServiceNotRemovable Reason = "service_not_removable"

@@ -56,6 +56,9 @@ type Guards struct {
 	// NameTooLong lists the pushes held back because they would give an instance
 	// in Studio a name longer than it takes (MaxNameLength).
 	NameTooLong []string `json:"nameTooLong,omitempty"`
+	// Int64NotWritable lists the pushes held back because they would write an Int64
+	// value Studio's scripts cannot write as it is (WritableInt64).
+	Int64NotWritable []string `json:"int64NotWritable,omitempty"`
 	// Unwritable are the pulls held back because the project's files cannot take
 	// them as they are (Input.Writable): a class or name changed in Studio, an
 	// instance inside a model file, a folder holding files no instance comes
@@ -184,7 +187,8 @@ func (c *computer) guard(p *Plan, total, present census) {
 	c.guardUnwritable(p, g)
 	guardStudioMassDelete(p, g, total)
 	guardNameTooLong(p, g)
-	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable)+len(g.MergeConflict)+len(g.NameTooLong) > 0 {
+	guardInt64NotWritable(p, g)
+	if len(g.PlaceChanged)+len(g.MassDelete)+len(g.Duplicates)+len(g.CannotPull)+len(g.ProjectNodeRemoved)+len(g.StudioMassDelete)+len(g.Unwritable)+len(g.MergeConflict)+len(g.NameTooLong)+len(g.Int64NotWritable) > 0 {
 		p.Guards = g
 	}
 }
@@ -271,6 +275,67 @@ func guardNameTooLong(p *Plan, g *Guards) {
 	}
 	if n := len(g.NameTooLong); n > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%d instance(s) new on disk have a name longer than Studio takes (%d bytes; e.g. %s): left unresolved (name_too_long); rename the file", n, MaxNameLength, first))
+	}
+}
+
+// WritableInt64 reports whether a Studio script can write v as it is: Luau's numbers
+// are doubles, which hold every integer up to 2^53 and only some past it, and none
+// from 2^63 (2^63 - 1 is read as 2^63, past the Int64 range).
+func WritableInt64(v int64) bool {
+	f := float64(v)
+	return f < 1<<63 && f >= -(1<<63) && int64(f) == v
+}
+
+// guardInt64NotWritable holds back the pushes that would write an Int64 value no
+// Studio script can write as it is (WritableInt64): Studio would get the nearest
+// double (the change would stay different for good) or refuse it (the whole apply
+// would fail). A pull of such a value writes it exactly.
+func guardInt64NotWritable(p *Plan, g *Guards) {
+	var first string
+	for _, ch := range p.Changes {
+		if ch.Direction != Push || ch.Disk == nil || ch.PatchType == Remove {
+			continue
+		}
+		bad := ""
+		check := func(x *dom.Instance, names func(yield func(string) bool)) {
+			for name := range names {
+				if v, ok := x.Properties.Get(name).(dom.Int64); ok && !WritableInt64(int64(v)) {
+					bad = fmt.Sprintf("%s.%s = %d", x.Path(), name, int64(v))
+					return
+				}
+			}
+		}
+		if ch.PatchType == Add {
+			ch.Disk.Walk(func(x *dom.Instance) bool {
+				check(x, func(yield func(string) bool) {
+					for name := range x.Properties.All() {
+						if !yield(name) {
+							return
+						}
+					}
+				})
+				return bad == ""
+			})
+		} else {
+			check(ch.Disk, func(yield func(string) bool) {
+				for _, name := range ch.Fields {
+					if !yield(name) {
+						return
+					}
+				}
+			})
+		}
+		if bad == "" {
+			continue
+		}
+		hold(ch, Int64NotWritable)
+		g.Int64NotWritable = append(g.Int64NotWritable, ch.ID)
+		if first == "" {
+			first = bad
+		}
+	}
+	if n := len(g.Int64NotWritable); n > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d push(es) would write an Int64 value Studio's scripts cannot write as it is (past 2^53 only some integers are a Luau number; e.g. %s): left unresolved (int64_not_writable); change the value on disk, pull Studio's, or skip", n, first))
 	}
 }
 

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -261,5 +262,22 @@ func TestDuplicatePushIsNotHeld(t *testing.T) {
 	p := Compute(Input{Disk: disk, Studio: studio, Base: base, BaseCommit: "c"})
 	if got := outcome(p); got["ServerScriptService/A/M0"] != "disk_changed/push" {
 		t.Fatalf("Compute = %v, want the disk edit pushed", got)
+	}
+}
+
+// WritableInt64 is whether a Luau number (a double) holds the integer exactly, and is
+// within the Int64 range as a double: 2^63 - 1 reads as 2^63, past it.
+func TestWritableInt64(t *testing.T) {
+	for _, tt := range []struct {
+		v    int64
+		want bool
+	}{
+		{0, true}, {-1, true}, {1 << 53, true}, {1<<53 + 1, false}, {-(1<<53 + 1), false},
+		{1<<60 + 256, true}, {1<<60 + 1, false}, {math.MaxInt64, false}, {math.MinInt64, true},
+		{math.MaxInt64 - 1023, true}, {math.MaxInt64 - 1024, false},
+	} {
+		if got := WritableInt64(tt.v); got != tt.want {
+			t.Errorf("WritableInt64(%d) = %v, want %v", tt.v, got, tt.want)
+		}
 	}
 }

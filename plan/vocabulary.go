@@ -105,6 +105,11 @@ const (
 	// than Studio takes (MaxNameLength bytes: "The name of an instance cannot
 	// exceed 100 characters"): Studio refuses the write, and the apply would fail.
 	NameTooLong Reason = "name_too_long"
+	// Int64NotWritable: a push of an Int64 value no Studio script can write as it
+	// is (Luau's numbers are doubles: past 2^53 only some integers are one, and
+	// 2^63 - 1 is not): Studio would get the nearest double, and the change would
+	// never be in step again, or the apply would fail.
+	Int64NotWritable Reason = "int64_not_writable"
 )
 
 // MaxNameLength is the longest instance name Studio takes, in bytes.
@@ -118,7 +123,7 @@ const MaxNameLength = 100
 // hold back work done in Studio.
 func (r Reason) StudioMoved() bool {
 	switch r {
-	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete, MergeConflict, NameTooLong:
+	case "", DiskChanged, NewOnDisk, DeletedOnDisk, NoBase, ProjectNodeRemoved, StudioMassDelete, MergeConflict, NameTooLong, Int64NotWritable:
 		return false
 	}
 	return true

@@ -327,7 +327,8 @@ func unwritableOf(p *host.PlanData, ids []string) []plan.Unwritable {
 // without a direction or an override: what --prefer asks. A change of a file git
 // holds in conflict (merge_conflict) is left out: its file may hold conflict
 // markers, and only an override of its own pushes or pulls it; so is one whose name
-// Studio does not take (name_too_long): a push of it can only fail.
+// Studio does not take (name_too_long) or whose Int64 value no script can write
+// (int64_not_writable): a push of it can only fail.
 func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []apply.Override {
 	out := slices.Clone(overrides)
 	if dir == "" {
@@ -335,7 +336,7 @@ func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []
 	}
 	conflicted := map[string]bool{}
 	for _, c := range p.Changes {
-		if c.Reason == plan.MergeConflict || c.Reason == plan.NameTooLong {
+		if c.Reason == plan.MergeConflict || c.Reason == plan.NameTooLong || c.Reason == plan.Int64NotWritable {
 			conflicted[c.ID] = true
 		}
 	}
