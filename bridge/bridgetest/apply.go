@@ -185,7 +185,7 @@ func (p *Plugin) check(ops []protocol.Op) error {
 		}
 		expected := expectFailures(i, op.Handle, n, op.Expect)
 		failures = append(failures, expected...)
-		if _, writes := op.Set["Source"]; writes || op.Op == protocol.OpRemove || op.Expect != nil && op.Expect.SourceSha1 != "" {
+		if _, writes := op.Set["Source"]; writes || op.Op == protocol.OpRemove {
 			// (the script's own editor text only once its Source is as expected)
 			sourceFailed := slices.ContainsFunc(expected, func(f protocol.Failure) bool { return f.Field == "Source" })
 			failures = append(failures, p.editorFailures(i, op.Handle, n, !sourceFailed, op.Op == protocol.OpRemove)...)
