@@ -289,11 +289,13 @@ func WritableInt64(v int64) bool {
 // guardInt64NotWritable holds back the pushes that would write an Int64 value no
 // Studio script can write as it is (WritableInt64): Studio would get the nearest
 // double (the change would stay different for good) or refuse it (the whole apply
-// would fail). A pull of such a value writes it exactly.
+// would fail). A pull of such a value writes it exactly. A change already left
+// without a direction (both_changed, no_base…) keeps its reason, and is listed too:
+// --prefer push gives it no direction either.
 func guardInt64NotWritable(p *Plan, g *Guards) {
 	var first string
 	for _, ch := range p.Changes {
-		if ch.Direction != Push || ch.Disk == nil || ch.PatchType == Remove {
+		if ch.Direction == Pull || ch.Disk == nil || ch.PatchType == Remove {
 			continue
 		}
 		bad := ""
@@ -305,7 +307,8 @@ func guardInt64NotWritable(p *Plan, g *Guards) {
 				}
 			}
 		}
-		if ch.PatchType == Add {
+		if ch.PatchType == Add || slices.Contains(ch.Fields, "ClassName") {
+			// (a class change replaces the instance: the whole subtree is written)
 			ch.Disk.Walk(func(x *dom.Instance) bool {
 				check(x, func(yield func(string) bool) {
 					for name := range x.Properties.All() {
@@ -328,14 +331,16 @@ func guardInt64NotWritable(p *Plan, g *Guards) {
 		if bad == "" {
 			continue
 		}
-		hold(ch, Int64NotWritable)
+		if ch.Direction == Push {
+			hold(ch, Int64NotWritable)
+		}
 		g.Int64NotWritable = append(g.Int64NotWritable, ch.ID)
 		if first == "" {
 			first = bad
 		}
 	}
 	if n := len(g.Int64NotWritable); n > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d push(es) would write an Int64 value Studio's scripts cannot write as it is (past 2^53 only some integers are a Luau number; e.g. %s): left unresolved (int64_not_writable); change the value on disk, pull Studio's, or skip", n, first))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) would push an Int64 value Studio's scripts cannot write as it is (past 2^53 only some integers are a Luau number; e.g. %s): left unresolved (int64_not_writable, data.guards.int64NotWritable); change the value on disk, pull Studio's, or skip", n, first))
 	}
 }
 

@@ -340,6 +340,12 @@ func Prefer(p *host.PlanData, overrides []apply.Override, dir plan.Direction) []
 			conflicted[c.ID] = true
 		}
 	}
+	if dir == plan.Push && p.Guards != nil {
+		// (a pull of those writes the value exactly)
+		for _, id := range p.Guards.Int64NotWritable {
+			conflicted[id] = true
+		}
+	}
 	for _, id := range Unresolved(p, overrides) {
 		if !conflicted[id] {
 			out = append(out, apply.Override{ID: id, Direction: dir})
