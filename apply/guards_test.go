@@ -3,6 +3,8 @@ package apply
 import (
 	"encoding/json"
 	"io/fs"
+	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -195,5 +197,26 @@ func TestOverrideExpectations(t *testing.T) {
 		if len(bad) != 1 || bad[0]["property"] != name {
 			t.Errorf("expecting %s: malformed = %v, want it refused", name, bad)
 		}
+	}
+}
+
+// A refusal with Script Editor failures only is studio_unsaved_edit; mixed with other
+// failures, the other reason stands and saving the scripts is one more next action.
+func TestWithEditorReason(t *testing.T) {
+	editor := map[string]any{"op": 0.0, "field": "Source", "editor": true, "id": "a", "path": "P/Main"}
+	moved := map[string]any{"op": 1.0, "field": "Descendants", "id": "b", "path": "P/Folder"}
+	only := withEditorReason(errcode.New(errcode.PreconditionFailed, "1 preconditions failed").
+		Reason(errcode.ReasonStudioMoved, errcode.NextReplan).With("failures", []any{editor}))
+	if ce := errcode.As(only); ce.ReasonCode() != errcode.ReasonStudioUnsavedEdit ||
+		!slices.Equal(ce.NextActions(), []errcode.NextAction{errcode.NextSaveInStudio, errcode.NextPassOverride}) ||
+		!strings.Contains(ce.Message, "P/Main") {
+		t.Errorf("editor only: %v %v %v", ce, ce.ReasonCode(), ce.NextActions())
+	}
+	mixed := withEditorReason(errcode.New(errcode.PreconditionFailed, "2 preconditions failed").
+		Reason(errcode.ReasonRemoveLosesChildren, errcode.NextPassOverride, errcode.NextReplan).With("failures", []any{editor, moved}))
+	if ce := errcode.As(mixed); ce.ReasonCode() != errcode.ReasonRemoveLosesChildren ||
+		!slices.Equal(ce.NextActions(), []errcode.NextAction{errcode.NextPassOverride, errcode.NextReplan, errcode.NextSaveInStudio}) ||
+		!strings.Contains(ce.Message, "P/Main") {
+		t.Errorf("mixed: %v %v %v", ce, ce.ReasonCode(), ce.NextActions())
 	}
 }

@@ -631,12 +631,46 @@ func withLossReason(err error, ops []protocol.Op) error {
 // Sources), so the error says to save it in Studio, or to leave the change out.
 func withEditorReason(err error) error {
 	ce := errcode.As(err)
-	list, _ := ce.Details["failures"].([]any)
-	if ce.Code != errcode.PreconditionFailed {
+	names, ids := editorFailures(ce)
+	if len(names) == 0 {
 		return err
 	}
-	var names, ids []string
-	for _, f := range list {
+	others := 0
+	for _, f := range failureList(ce) {
+		if m, _ := f.(map[string]any); m["editor"] != true {
+			others++
+		}
+	}
+	if others > 0 {
+		// Other failures too (something moved, a remove that would take what no plan
+		// showed): their reason stands, and saving the scripts is one more step.
+		ce.Message = fmt.Sprintf("%s; and the Script Editor holds unsaved text (or a draft) in %s, which the write or removal would lose: save or close it in Studio too",
+			ce.Message, strings.Join(names, ", "))
+		if next := ce.NextActions(); !slices.Contains(next, errcode.NextSaveInStudio) {
+			ce.Reason(ce.ReasonCode(), append(next, errcode.NextSaveInStudio)...)
+		}
+		return ce
+	}
+	ce.Message = fmt.Sprintf("%s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source the plan compared, and the write or removal would lose it; nothing was applied: save or close it in Studio (or commit the draft), then plan again, or skip the change (%s)",
+		strings.Join(names, ", "), strings.Join(ids, ", "))
+	ce.Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride).With("ids", ids)
+	return ce
+}
+
+// failureList is a refusal's details.failures.
+func failureList(ce *errcode.Error) []any {
+	list, _ := ce.Details["failures"].([]any)
+	return list
+}
+
+// editorFailures returns the names (the change's path, and the script's under it for
+// a remove; a handle where no path is known) and change ids of a precondition
+// refusal's failures that are a script's Script Editor text (failures[].editor).
+func editorFailures(ce *errcode.Error) (names, ids []string) {
+	if ce.Code != errcode.PreconditionFailed {
+		return nil, nil
+	}
+	for _, f := range failureList(ce) {
 		m, _ := f.(map[string]any)
 		if m["editor"] != true {
 			continue
@@ -656,13 +690,7 @@ func withEditorReason(err error) error {
 			ids = append(ids, id)
 		}
 	}
-	if len(names) == 0 {
-		return err
-	}
-	ce.Message = fmt.Sprintf("%s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source the plan compared, and the write or removal would lose it; nothing was applied: save or close it in Studio (or commit the draft), then plan again, or skip the change (%s)",
-		strings.Join(names, ", "), strings.Join(ids, ", "))
-	ce.Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio, errcode.NextPassOverride).With("ids", ids)
-	return ce
+	return names, ids
 }
 
 // losesWhat tells whether a failure the plugin reported guards something a remove

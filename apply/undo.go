@@ -263,7 +263,13 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		}
 		if err := studio.Apply(ctx, "undo-"+r.TxID, ops, nil); err != nil {
 			ce := errcode.As(withChanges(err, ops, func(id string) string { return pathOf[id] }))
-			if ce.Code == errcode.PreconditionFailed || ce.Code == errcode.NotFound {
+			if names, _ := editorFailures(ce); len(names) > 0 {
+				// Unsaved Script Editor text where the undo would write: Studio's
+				// saved Source is as the transaction left it, so no plan shows it.
+				ce = errcode.New(errcode.PreconditionFailed, "cannot undo %s: %s: the text in Studio's Script Editor (unsaved, or a collaborative draft) differs from the saved Source, and the undo would lose it; nothing was undone: save or close it in Studio (or commit the draft), then undo again",
+					r.TxID, strings.Join(names, ", ")).
+					Reason(errcode.ReasonStudioUnsavedEdit, errcode.NextSaveInStudio).With("failures", ce.Details["failures"])
+			} else if ce.Code == errcode.PreconditionFailed || ce.Code == errcode.NotFound {
 				// Studio holds something else than the transaction left: the same
 				// refusal as a file changed since, named by the transaction.
 				list, _ := ce.Details["failures"].([]any)

@@ -490,3 +490,32 @@ func TestSyncUndoWarnsInTheEnvelope(t *testing.T) {
 		t.Fatalf("envelope warnings %q, data's %q", u.Warnings, d.Warnings)
 	}
 }
+
+// TestSyncUndoOverUnsavedEditorText: an undo that would write a script whose Script
+// Editor holds unsaved text is refused as an apply is (studio_unsaved_edit,
+// save_in_studio), not as something changed since: Studio's saved Source is as the
+// sync left it, so no plan would show anything.
+func TestSyncUndoOverUnsavedEditorText(t *testing.T) {
+	e, cs := connect(t, nil)
+	hosttest.Write(t, e.Dir, "src/shared/Util.luau", "return { disk = 2 }\n")
+	_, pe := call(t, cs, "sync_plan", map[string]any{})
+	var p planData
+	json.Unmarshal(pe.Data, &p)
+	if _, ae := call(t, cs, "sync_apply", map[string]any{"confirmToken": p.ConfirmToken, "yes": true}); !ae.OK {
+		t.Fatalf("apply: %+v", ae.Errors)
+	}
+	if err := e.Plugin.SetDraft([]string{"ReplicatedStorage", "Shared", "Util"}, "return { typing = true }\n"); err != nil {
+		t.Fatal(err)
+	}
+	res, u := call(t, cs, "sync_undo", map[string]any{"yes": true})
+	if !res.IsError || code(u) != "E_PRECONDITION_FAILED" || u.Errors[0].Details["reasonCode"] != "studio_unsaved_edit" ||
+		!strings.Contains(u.Errors[0].Message, "ReplicatedStorage/Shared/Util") {
+		t.Fatalf("sync_undo over unsaved text: isError=%v %+v", res.IsError, u.Errors)
+	}
+	if next, _ := u.Errors[0].Details["nextActions"].([]any); len(next) != 1 || next[0] != "save_in_studio" {
+		t.Errorf("nextActions = %v", u.Errors[0].Details["nextActions"])
+	}
+	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return { disk = 2 }\n" {
+		t.Errorf("Util in Studio = %q, want the sync's text", got)
+	}
+}
