@@ -227,6 +227,9 @@ func TestUndoLeavesTheFilesACommitKept(t *testing.T) {
 	if len(listed) != 1 || listed[0] != (FileChange{Path: "a.luau", Action: "kept", Reason: KeptNotWritten}) {
 		t.Errorf("undo lists the kept a.luau as %+v, want it once, kept (not_written)", listed)
 	}
+	if res.FilesUndone() != 1 { // b.luau; a.luau was left
+		t.Errorf("undo counts %d file(s) undone, want 1", res.FilesUndone())
+	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "a.luau was left as the user had it by the transaction itself") {
 		t.Errorf("undo warnings = %q", res.Warnings)
 	}

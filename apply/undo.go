@@ -323,6 +323,18 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	return res, nil
 }
 
+// FilesUndone counts the files the undo put back or removed: not those it left as
+// they were (kept).
+func (r *UndoResult) FilesUndone() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Action != "kept" {
+			n++
+		}
+	}
+	return n
+}
+
 // KeptNotWritten is the reason an undo gives a file the transaction's commit (or its
 // recovery) left as the user had changed it (FileChange.Reason).
 const KeptNotWritten = "not_written"

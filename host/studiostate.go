@@ -90,16 +90,17 @@ func (c *studioCache) restore(path string) error {
 		return fmt.Errorf("%w: Studio snapshot", dom.ErrCorrupt)
 	}
 	tree.AssignIDs()
-	c.session, c.snapshotID, c.paramsKey = session, id, key
-	c.tree = tree
-	c.index, c.byHandle = indexTree(tree)
+	index, byHandle := indexTree(tree)
 	for h, sha := range edited {
-		x := c.index[h]
+		x := index[h]
 		if x == nil {
+			// (a file that cannot be used changes nothing)
 			return fmt.Errorf("%w: Studio snapshot", dom.ErrCorrupt)
 		}
 		x.SetEditorSha1(sha)
 	}
+	c.session, c.snapshotID, c.paramsKey = session, id, key
+	c.tree, c.index, c.byHandle = tree, index, byHandle
 	c.restored = true
 	return nil
 }

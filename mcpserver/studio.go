@@ -145,7 +145,7 @@ func (t *tools) syncUndo(ctx context.Context, in UndoIn) result[apply.UndoResult
 // undoText is sync_undo's summary: what it did in Studio and on disk, one line each.
 func undoText(d *apply.UndoResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Undid %s: %d file(s), %d Studio op(s).", d.TxID, len(d.Files), d.StudioOps)
+	fmt.Fprintf(&b, "Undid %s: %d file(s), %d Studio op(s).", d.TxID, d.FilesUndone(), d.StudioOps)
 	for _, c := range d.Studio {
 		fmt.Fprintf(&b, "\n- Studio: %s %s", c.Action, c.Path)
 		if len(c.Properties) > 0 {

@@ -58,8 +58,9 @@ func renderApply(w io.Writer, d *host.ApplyData, st style) {
 
 // renderUndo shows an undone transaction.
 func renderUndo(w io.Writer, d *apply.UndoResult, st style) {
+	files := d.FilesUndone()
 	fmt.Fprintf(w, "%s transaction %s: %d Studio %s, %d %s.\n", st.bold("Undid"), d.TxID,
-		d.StudioOps, plural(d.StudioOps, "op", "ops"), len(d.Files), plural(len(d.Files), "file", "files"))
+		d.StudioOps, plural(d.StudioOps, "op", "ops"), files, plural(files, "file", "files"))
 	// Each side as an apply lists it: Studio's ops (what was put back, or removed),
 	// then the files.
 	for _, c := range d.Studio {
