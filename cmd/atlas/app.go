@@ -230,6 +230,15 @@ func (a *app) failWith(command string, err error, data any, warnings []string) {
 	}
 }
 
+// warnedError is a failure that comes with the warnings of what it did first (a sync's
+// plan), which its envelope carries as a success's would.
+type warnedError struct {
+	error
+	warnings []string
+}
+
+func (e *warnedError) Unwrap() error { return e.error }
+
 // handled is returned by actions that already printed their failure.
 var errHandled = errors.New("handled")
 
@@ -239,7 +248,12 @@ func (a *app) action(command string, body func(ctx context.Context, c *cli.Comma
 	return func(ctx context.Context, c *cli.Command) error {
 		if err := body(ctx, c); err != nil {
 			if !errors.Is(err, errHandled) {
-				a.fail(command, err)
+				var w *warnedError
+				if errors.As(err, &w) {
+					a.failWith(command, err, nil, w.warnings)
+				} else {
+					a.fail(command, err)
+				}
 			}
 			a.exitCode = exitError
 		}

@@ -110,6 +110,10 @@ func runSync(ctx context.Context, opts *syncOptions, eng syncflow.Engine) (int, 
 	}
 	switch {
 	case err != nil:
+		if res.Plan != nil && len(res.Plan.Warnings) > 0 {
+			// (the plan's warnings often say why: unsaved editor text, a guard)
+			return exitError, &warnedError{err, res.Plan.Warnings}
+		}
 		return exitError, err
 	case undecided:
 		return exitError, nil
