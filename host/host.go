@@ -52,6 +52,9 @@ type Options struct {
 // time), then the Studio lock (studioCache), then the leaf locks of the base loader,
 // the plan cache and the disk cache.
 type Host struct {
+	// giveBack is the memory a big plan gives back after its answer (giveBack.soon).
+	giveBack giveBack
+
 	opts    Options
 	loc     *project.Location
 	dir     string // the project's state folder

@@ -39,13 +39,13 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string, then func
 		return nil, err
 	}
 	var c *computed
-	big := false
+	big, whole := false, false
 	err := h.studio.useAfterBackground(ctx, func(snaps *snapshots) error {
 		wholes, full, bases := snaps.c.wholes, h.disk.fullLoads(), h.disk.builtBases()
 		var err error
 		c, err = h.computeWith(ctx, snaps, sessionID, baseRev)
 		// (the warm-up plan this one waited for may have taken a whole snapshot)
-		whole := snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full
+		whole = snaps.afterBackground || snaps.c.wholes != wholes || h.disk.fullLoads() != full
 		big = whole || h.disk.builtBases() != bases
 		if err == nil && then != nil {
 			err = then(c)
@@ -62,9 +62,15 @@ func (h *Host) compute(ctx context.Context, sessionID, baseRev string, then func
 		// A whole snapshot, disk load or base tree leaves its decoding's garbage,
 		// which the runtime would give back to the system only slowly, collecting
 		// it meanwhile beside the next command (an apply, most often): give it
-		// back now, beside the answer rather than before it (a forced collection
-		// of a 10k project's trees takes 70-80 ms).
-		go debug.FreeOSMemory()
+		// back now. After a whole snapshot or disk load (a host's first plan),
+		// beside the answer rather than before it (a forced collection of a 10k
+		// project's trees takes 70-80 ms), and an apply waits for it; after a base
+		// rebuilt (a commit since), before it, as a plan before an apply often is.
+		if whole {
+			h.giveBack.soon()
+		} else {
+			debug.FreeOSMemory()
+		}
 	}
 	return c, err
 }
@@ -284,6 +290,9 @@ func (h *Host) Apply(ctx context.Context, req ApplyRequest) (*ApplyData, error) 
 	if _, err := h.tokens.Verify(req.Token, "", time.Now()); err != nil {
 		return nil, err
 	}
+	// (a forced collection beside the apply's own work would slow it: at 50k, the
+	// plan before an apply often rebuilt the base after a commit)
+	h.giveBack.wait()
 	if !h.turn.take(ctx) {
 		return nil, errcode.New(errcode.Busy, "another apply is running for this project").
 			Reason(errcode.ReasonBusy, errcode.NextWait, errcode.NextReplan)

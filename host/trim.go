@@ -132,6 +132,42 @@ func trim(log *slog.Logger) {
 		"heldMB", held>>20, "liveMB", live>>20, "nowMB", after>>20)
 }
 
+// giveBack runs the forced collection a big plan asks for after its answer, one at a
+// time; an apply waits for one under way (wait).
+type giveBack struct {
+	mu   sync.Mutex
+	done chan struct{} // closed when the one under way ends; nil when none is
+}
+
+// soon gives the freed heap back to the system on another goroutine, unless that is
+// under way already.
+func (g *giveBack) soon() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	g.done = done
+	go func() {
+		debug.FreeOSMemory()
+		g.mu.Lock()
+		g.done = nil
+		g.mu.Unlock()
+		close(done)
+	}()
+}
+
+// wait returns once no collection soon started is under way.
+func (g *giveBack) wait() {
+	g.mu.Lock()
+	done := g.done
+	g.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
 // gcPercent is the collector's target for a host process: a collection once the heap
 // has grown by half the live heap, where Go's default (100) waits for all of it.
 //

@@ -111,3 +111,28 @@ func TestTuneGC(t *testing.T) {
 		t.Errorf("an apply with GOGC set left the target at %d, want 100", got)
 	}
 }
+
+// giveBack runs one collection at a time, and wait returns once it is done (at once
+// with none under way).
+func TestGiveBack(t *testing.T) {
+	var g giveBack
+	g.wait() // none under way
+	g.soon()
+	g.mu.Lock()
+	first := g.done
+	g.mu.Unlock()
+	g.soon() // under way already (or just done): no second one beside it
+	g.wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done != nil {
+		t.Error("a collection is still under way after wait")
+	}
+	if first != nil {
+		select {
+		case <-first:
+		default:
+			t.Error("wait returned before the collection it waited for was done")
+		}
+	}
+}
