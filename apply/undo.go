@@ -17,6 +17,7 @@ import (
 	"github.com/atlas-rbx/atlas/gitblob"
 	"github.com/atlas-rbx/atlas/internal/casfile"
 	"github.com/atlas-rbx/atlas/internal/diskfull"
+	"github.com/atlas-rbx/atlas/plan"
 	"github.com/atlas-rbx/atlas/protocol"
 )
 
@@ -182,6 +183,7 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 		return "", nil, errcode.New(errcode.NotFound, "not in Studio")
 	}
 	var ops []protocol.Op
+	var unwritable []string       // pre-images no script can write back
 	var changes []StudioChange    // one per op, what it does
 	pathOf := map[string]string{} // by change id, for the plugin's refusals
 	for _, op := range r.Ops {
@@ -213,6 +215,12 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 				}
 				expect.Properties[k] = v
 				if old, ok := pre.Properties[k]; ok {
+					if v, ok := old.(dom.Int64); ok && !plan.WritableInt64(int64(v)) {
+						// No Studio script can write it back (a Luau number is a
+						// double): the undo leaves it, and says so.
+						unwritable = append(unwritable, fmt.Sprintf("%s.%s = %d", pre.Path, k, int64(v)))
+						continue
+					}
 					b, err := dom.Marshal(old)
 					if err != nil {
 						return nil, errcode.Wrap(errcode.Internal, err, "encode the pre-image of "+pre.Path+"."+k)
@@ -315,6 +323,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 	}
 	if n := len(res.Manual); n > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d instance(s) the transaction removed from Studio are not rebuilt by an undo (data.manual lists them): Ctrl+Z in Studio restores them", n))
+	}
+	for _, u := range unwritable {
+		res.Warnings = append(res.Warnings, u+" in Studio before the sync is not put back: no Studio script can write that Int64 (a Luau number is a double); set it in Studio's Properties window, or Ctrl+Z there")
 	}
 	r.State = stateUndone
 	if err := r.saveState(); err != nil {

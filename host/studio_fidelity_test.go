@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -550,4 +551,38 @@ func TestEmulatorCurrentCameraDestroyed(t *testing.T) {
 		t.Errorf("a new CurrentCamera, in the Workspace, named Camera, its FieldOfView: %s", got)
 	}
 	mustPlan(t, e.host, map[string]string{"Workspace/Camera": "studio_changed/pull"})
+}
+
+// TestEmulatorUndoOfAnInt64NoScriptWrites: Studio held 2^63 - 1 (read as 2^63 in
+// Luau, which no script can write back) when a sync pushed another value; the undo puts
+// back what it can, leaves that value with a warning, and does not fail as a whole.
+func TestEmulatorUndoOfAnInt64NoScriptWrites(t *testing.T) {
+	proj := func(count string) string {
+		return `{ "name": "Ints", "tree": { "$className": "DataModel",
+			"ReplicatedStorage": {
+				"Count": { "$className": "IntValue", "$properties": { "Value": ` + count + ` } } },
+			"ServerScriptService": { "$path": "src" } } }`
+	}
+	e := startEmulated(t, map[string]string{"default.project.json": proj("9223372036854775807"), "src/Main.server.luau": "print(1)\n"}, nil)
+	mustPlan(t, e.host, nil)
+	hosttest.Write(t, e.dir, "default.project.json", proj("5"))
+	hosttest.Write(t, e.dir, "src/Main.server.luau", "print(2)\n")
+	d := mustPlan(t, e.host, map[string]string{"ReplicatedStorage/Count": "disk_changed/push", "ServerScriptService/Main": "disk_changed/push"})
+	ctx := context.Background()
+	if _, err := e.host.Apply(ctx, host.ApplyRequest{Token: d.ConfirmToken}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.host.Undo(ctx, host.UndoRequest{})
+	if err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "ReplicatedStorage/Count.Value = 9223372036854775807 in Studio before the sync is not put back")
+	}) {
+		t.Errorf("undo warnings = %q", res.Warnings)
+	}
+	got := mustExec(t, e.host, `return game.ReplicatedStorage.Count.Value, game.ServerScriptService.Main.Source`).Returns
+	if len(got) != 2 || got[0] != "5" || got[1] != "print(1)\n" {
+		t.Errorf("Studio after the undo: %q, want Count left at 5 and Main put back", got)
+	}
 }
