@@ -228,6 +228,9 @@ func (j *Journal) Undo(ctx context.Context, txID string, studio Studio, loc Loca
 					set[k] = b
 				}
 			}
+			if len(set) == 0 {
+				continue // nothing it can put back (an Int64 no script writes)
+			}
 			ops = append(ops, protocol.Op{Op: protocol.OpEdit, Handle: h, Expect: expect, Set: set, ChangeID: op.ChangeID})
 			changes = append(changes, StudioChange{Path: pre.Path, Action: "restore", Properties: slices.Sorted(maps.Keys(set))})
 			pathOf[op.ChangeID] = pre.Path

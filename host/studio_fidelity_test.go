@@ -576,6 +576,10 @@ func TestEmulatorUndoOfAnInt64NoScriptWrites(t *testing.T) {
 	if err != nil {
 		t.Fatalf("undo: %v", err)
 	}
+	// (Main's Source put back; nothing claimed for Count)
+	if res.StudioOps != 1 || len(res.Studio) != 1 || res.Studio[0].Path != "ServerScriptService/Main" {
+		t.Errorf("undo's Studio ops = %d, %+v; want Main's alone", res.StudioOps, res.Studio)
+	}
 	if !slices.ContainsFunc(res.Warnings, func(w string) bool {
 		return strings.HasPrefix(w, "ReplicatedStorage/Count.Value = 9223372036854775807 in Studio before the sync is not put back")
 	}) {

@@ -586,7 +586,7 @@ func (h *Host) Undo(ctx context.Context, req UndoRequest) (*apply.UndoResult, er
 	if err != nil {
 		return nil, err
 	}
-	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", len(res.Files))
+	h.log.Info("undone", "txId", res.TxID, "studioOps", res.StudioOps, "files", res.FilesUndone())
 	return res, nil
 }
 

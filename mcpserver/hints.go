@@ -61,6 +61,10 @@ func mcpHint(next errcode.NextAction, details map[string]any) string {
 		return string(next)
 	}
 	switch next {
+	case errcode.NextSaveInStudio:
+		if tx, ok := details["txId"].(string); ok && tx != "" {
+			return fmt.Sprintf("ask the person to save or close the listed scripts in Studio's Script Editor (or commit their drafts), then call sync_undo {txId: %q, yes: true} again", tx)
+		}
 	case errcode.NextReplan:
 		if details["reasonCode"] == string(errcode.ReasonChangedSince) {
 			return "what the transaction wrote was changed since, and an undo never overwrites that: call sync_plan to see both sides as they are now, and sync them"

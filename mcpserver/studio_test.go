@@ -515,6 +515,9 @@ func TestSyncUndoOverUnsavedEditorText(t *testing.T) {
 	if next, _ := u.Errors[0].Details["nextActions"].([]any); len(next) != 1 || next[0] != "save_in_studio" {
 		t.Errorf("nextActions = %v", u.Errors[0].Details["nextActions"])
 	}
+	if hint, _ := u.Errors[0].Details["hint"].(string); !strings.Contains(hint, "then call sync_undo {txId:") {
+		t.Errorf("hint = %q, want it to say to undo again", hint)
+	}
 	if got := e.Plugin.Place().Find("ReplicatedStorage", "Shared", "Util").Source(); got != "return { disk = 2 }\n" {
 		t.Errorf("Util in Studio = %q, want the sync's text", got)
 	}

@@ -340,7 +340,7 @@ func guardInt64NotWritable(p *Plan, g *Guards) {
 		}
 	}
 	if n := len(g.Int64NotWritable); n > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) would push an Int64 value Studio's scripts cannot write as it is (past 2^53 only some integers are a Luau number; e.g. %s): left unresolved (int64_not_writable, data.guards.int64NotWritable); change the value on disk, pull Studio's, or skip", n, first))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d change(s) would push an Int64 value Studio's scripts cannot write as it is (past 2^53 only some integers are a Luau number; e.g. %s): left unresolved (int64_not_writable, data.guards.int64NotWritable); change the value on disk or skip it (or pull Studio's, where the file can take it)", n, first))
 	}
 }
 

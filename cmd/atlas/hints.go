@@ -60,6 +60,10 @@ func cliHint(next errcode.NextAction, details map[string]any) string {
 		return string(next) // an action newer than this CLI: its identifier still says it
 	}
 	switch next {
+	case errcode.NextSaveInStudio:
+		if tx, ok := details["txId"].(string); ok && tx != "" {
+			return fmt.Sprintf("save or close the listed scripts in Studio's Script Editor (or commit their drafts), then run 'atlas sync undo --tx %s' again", tx)
+		}
 	case errcode.NextReplan:
 		if details["reasonCode"] == string(errcode.ReasonChangedSince) {
 			return "what the transaction wrote was changed since, and an undo never overwrites that: run 'atlas sync plan' to see both sides as they are now, and sync them"

@@ -40,3 +40,14 @@ func TestCLIHintNamesDetails(t *testing.T) {
 		}
 	}
 }
+
+// A refused undo (its details name the transaction) is taken up again as an undo.
+func TestSaveInStudioHintOfAnUndo(t *testing.T) {
+	got := cliHint(errcode.NextSaveInStudio, map[string]any{"txId": "tx-1"})
+	if !strings.Contains(got, "then run 'atlas sync undo --tx tx-1' again") || strings.Contains(got, "sync plan") {
+		t.Errorf("hint = %q", got)
+	}
+	if got := cliHint(errcode.NextSaveInStudio, map[string]any{}); !strings.Contains(got, "'atlas sync plan' again") {
+		t.Errorf("hint of an apply's refusal = %q", got)
+	}
+}
