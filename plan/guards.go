@@ -299,34 +299,28 @@ func guardInt64NotWritable(p *Plan, g *Guards) {
 			continue
 		}
 		bad := ""
-		check := func(x *dom.Instance, names func(yield func(string) bool)) {
-			for name := range names {
-				if v, ok := x.Properties.Get(name).(dom.Int64); ok && !WritableInt64(int64(v)) {
-					bad = fmt.Sprintf("%s.%s = %d", x.Path(), name, int64(v))
-					return
-				}
+		check := func(x *dom.Instance, name string) bool {
+			if v, ok := x.Properties.Get(name).(dom.Int64); ok && !WritableInt64(int64(v)) {
+				bad = fmt.Sprintf("%s.%s = %d", x.Path(), name, int64(v))
 			}
+			return bad == ""
 		}
 		if ch.PatchType == Add || slices.Contains(ch.Fields, "ClassName") {
 			// (a class change replaces the instance: the whole subtree is written)
 			ch.Disk.Walk(func(x *dom.Instance) bool {
-				check(x, func(yield func(string) bool) {
-					for name := range x.Properties.All() {
-						if !yield(name) {
-							return
-						}
-					}
-				})
-				return bad == ""
-			})
-		} else {
-			check(ch.Disk, func(yield func(string) bool) {
-				for _, name := range ch.Fields {
-					if !yield(name) {
-						return
+				for name := range x.Properties.All() {
+					if !check(x, name) {
+						return false
 					}
 				}
+				return true
 			})
+		} else {
+			for _, name := range ch.Fields {
+				if !check(ch.Disk, name) {
+					break
+				}
+			}
 		}
 		if bad == "" {
 			continue
